@@ -1,0 +1,48 @@
+"""Build the Cython core.
+
+The import package ``bones`` lives in ``src/`` (``src/core`` is ``bones.core``).  Cython
+resolves ``cimport bones.core.x`` by looking for ``bones/core/x.pxd`` on its include path,
+so the build exposes ``src`` under the name ``bones`` in a private include folder.
+"""
+
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORE_MODULES = ["tiles", "rules", "state", "moves", "round", "playout"]
+
+
+def cython_include_dir() -> str:
+    include = os.path.join(HERE, "build", "cython-include")
+    os.makedirs(include, exist_ok=True)
+    link = os.path.join(include, "bones")
+    if not os.path.lexists(link):
+        os.symlink(os.path.join(HERE, "src"), link)
+    return include
+
+
+extensions = [
+    Extension(f"bones.core.{name}", [f"src/core/{name}.pyx"], extra_compile_args=["-O3"])
+    for name in CORE_MODULES
+    if os.path.exists(os.path.join(HERE, "src", "core", f"{name}.pyx"))
+]
+
+setup(
+    packages=["bones", "bones.core", "bones.plugins"],
+    package_dir={"bones": "src"},
+    package_data={"bones.core": ["*.pxd", "*.pyi", "*.h"], "bones": ["py.typed"]},
+    ext_modules=cythonize(
+        extensions,
+        include_path=[cython_include_dir()],
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+    ),
+    zip_safe=False,
+)

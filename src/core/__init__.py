@@ -1,0 +1,1 @@
+"""The compiled core: tiles, rules, round state, move generation, scoring and playouts."""

@@ -1,0 +1,172 @@
+"""Moves: small hashable objects with a canonical text form that parses back."""
+
+from libc.stdint cimport uint32_t
+
+from bones.core.state cimport END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_PASS, MAX_ENDS
+from bones.core.tiles cimport tile_at, to_tile_index
+
+END_NAMES = ("W", "E", "N", "S") + tuple(
+    f"{arm}{k}" for k in range(2, 8) for arm in ("N", "S")
+)
+cdef dict _END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
+cdef list _PLACES = [None] * 1024     # interned single placements and leads, by code
+cdef dict _OTHERS = {}                # interned double-doubles, draw and pass
+
+
+cdef class Move:
+    """A move: ``6-4`` (lead), ``6-4@W`` (placement at W, E, N, S, N2, ...),
+    ``2-2@W+5-5@E`` (Kozel's double-double), ``draw`` or ``pass``.
+
+    Instances are interned: equal moves are usually the same object.
+    """
+
+    def __init__(self, *args):
+        raise TypeError("use Move.parse('6-4@W') or pick from round.legal_moves")
+
+    @staticmethod
+    def parse(str text):
+        """The move written ``text`` (the inverse of ``str(move)``)."""
+        return move_of(_parse(text))
+
+    @property
+    def kind(self):
+        """``"place"``, ``"double_double"``, ``"draw"`` or ``"pass"``."""
+        return ("place", "double_double", "draw", "pass")[self.code >> 20]
+
+    @property
+    def tile(self):
+        """The (first) tile placed, or None for draw and pass."""
+        return tile_at(self.code & 31) if self.code >> 20 < KIND_DRAW else None
+
+    @property
+    def end(self):
+        """Where the (first) tile goes: ``"W"``, ``"E"``, ``"N"``, ...; None for a lead."""
+        cdef uint32_t e = (self.code >> 5) & 31
+        if self.code >> 20 >= KIND_DRAW or e == END_LEAD:
+            return None
+        return END_NAMES[e]
+
+    @property
+    def tile2(self):
+        """The second double of a double-double, else None."""
+        return tile_at((self.code >> 10) & 31) if self.code >> 20 == KIND_DOUBLE_DOUBLE else None
+
+    @property
+    def end2(self):
+        return END_NAMES[(self.code >> 15) & 31] if self.code >> 20 == KIND_DOUBLE_DOUBLE else None
+
+    @property
+    def is_lead(self):
+        return self.code >> 20 == 0 and (self.code >> 5) & 31 == END_LEAD
+
+    @property
+    def is_draw(self):
+        return self.code >> 20 == KIND_DRAW
+
+    @property
+    def is_pass(self):
+        return self.code >> 20 == KIND_PASS
+
+    @property
+    def is_double_double(self):
+        return self.code >> 20 == KIND_DOUBLE_DOUBLE
+
+    def __str__(self):
+        cdef uint32_t kind = self.code >> 20
+        if kind == KIND_DRAW:
+            return "draw"
+        if kind == KIND_PASS:
+            return "pass"
+        first = str(tile_at(self.code & 31))
+        if (self.code >> 5) & 31 != END_LEAD:
+            first += "@" + END_NAMES[(self.code >> 5) & 31]
+        if kind == KIND_DOUBLE_DOUBLE:
+            first += f"+{tile_at((self.code >> 10) & 31)}@{END_NAMES[(self.code >> 15) & 31]}"
+        return first
+
+    def __repr__(self):
+        return f"Move.parse('{self}')"
+
+    def __hash__(self):
+        return self.code
+
+    def __eq__(self, other):
+        if isinstance(other, Move):
+            return self.code == (<Move>other).code
+        return NotImplemented
+
+    def __reduce__(self):
+        return (Move.parse, (str(self),))
+
+
+cdef uint32_t _placement(str text) except 0xFFFFFFFF:
+    tile, sep, end = text.partition("@")
+    cdef uint32_t t = to_tile_index(tile)
+    if not sep:
+        return t | (END_LEAD << 5)
+    e = _END_INDEX.get(end.strip().upper())
+    if e is None:
+        raise ValueError(f"unknown end {end!r} in {text!r}; ends are {', '.join(END_NAMES)}")
+    return t | (<uint32_t>e << 5)
+
+
+cdef uint32_t _parse(str text) except 0xFFFFFFFF:
+    cdef uint32_t a, b
+    word = text.strip().lower()
+    if word == "draw":
+        return KIND_DRAW << 20
+    if word == "pass":
+        return KIND_PASS << 20
+    try:
+        first, plus, second = text.partition("+")
+        a = _placement(first)
+        if not plus:
+            return a
+        b = _placement(second)
+    except ValueError as exc:
+        raise ValueError(
+            f"not a move: {text!r} ({exc}); write '6-4', '6-4@W', '2-2@W+5-5@E', "
+            "'draw' or 'pass'"
+        ) from None
+    if (a >> 5) & 31 == END_LEAD or (b >> 5) & 31 == END_LEAD:
+        raise ValueError(f"not a move: {text!r}; both halves of a double-double need an end")
+    if (b >> 5) & 31 < (a >> 5) & 31:
+        a, b = b, a
+    return (a & 1023) | ((b & 1023) << 10) | (KIND_DOUBLE_DOUBLE << 20)
+
+
+cdef Move move_of(uint32_t code):
+    cdef Move m
+    if code < 1024:
+        m = <Move>_PLACES[code]
+        if m is not None:
+            return m
+    else:
+        m = _OTHERS.get(code)
+        if m is not None:
+            return m
+    m = Move.__new__(Move)
+    m.code = code
+    if code < 1024:
+        _PLACES[code] = m
+    else:
+        _OTHERS[code] = m
+    return m
+
+
+cdef uint32_t move_code(object move) except 0xFFFFFFFF:
+    if isinstance(move, Move):
+        return (<Move>move).code
+    if isinstance(move, str):
+        return _parse(move)
+    raise TypeError(f"a move is a Move or its text, not {type(move).__name__}")
+
+
+def _intern_all():
+    for t in range(28):
+        move_of(t | (END_LEAD << 5))
+        for e in range(MAX_ENDS):
+            move_of(t | (e << 5))
+
+
+_intern_all()

@@ -1,0 +1,13 @@
+from libc.stdint cimport uint32_t
+
+from bones.core.rules cimport CompiledRules
+from bones.core.state cimport State
+
+
+cdef class Round:
+    cdef State st                # the whole round, deal and undo stack included
+    cdef readonly CompiledRules rules  # the compiled variant and options
+    cdef object _legal           # the live LegalMoves view
+
+    cdef void _replay(self, object codes) except *
+    cdef void _play_code(self, uint32_t code) except *

@@ -1,0 +1,109 @@
+"""Compile a variant and its options into the C ``Rules`` struct, once per option set."""
+
+from bones.errors import OptionError
+
+_FAMILIES = {
+    "straight": FAMILY_STRAIGHT,
+    "multiplayer": FAMILY_MULTIPLAYER,
+    "kozel": FAMILY_KOZEL,
+    "block": FAMILY_BLOCK,
+    "draw": FAMILY_DRAW,
+}
+_DOUBLE_ORDERS = {
+    "highest_double": (6, 5, 4, 3, 2, 1, 0),
+    "one_one_first": (1, 2, 3, 4, 5, 6, 0),
+    "lowest_double_first": (0, 1, 2, 3, 4, 5, 6),
+}
+_SPINNERS = {"none": SPINNER_NONE, "first_double": SPINNER_FIRST_DOUBLE,
+             "all_doubles": SPINNER_ALL_DOUBLES}
+
+cdef dict _cache = {}
+
+
+cdef object _freeze(object value):
+    if isinstance(value, dict):
+        return tuple(sorted(value.items()))
+    return value
+
+
+cpdef CompiledRules compile_rules(str variant, int players, dict options):
+    """The compiled rules of ``variant`` for ``players`` with ``options`` (cached)."""
+    key = (variant, players, tuple(sorted([(k, _freeze(v)) for k, v in options.items()])))
+    cached = _cache.get(key)
+    if cached is not None:
+        return <CompiledRules>cached
+    from bones.registry import variant as lookup
+
+    spec = lookup(variant)
+    resolved = spec.resolve(players, **options)
+    cdef CompiledRules out = CompiledRules.__new__(CompiledRules)
+    out.variant = spec
+    out.options = resolved
+    out.key = key
+    out.overrides = dict(options)
+    out.move_scorer = getattr(spec, "move_scorer", None)
+    _fill(&out.c, spec.base, players, resolved, out.move_scorer is not None)
+    sides = [[] for _ in range(out.c.n_sides)]
+    for seat in range(players):
+        sides[out.c.side_of[seat]].append(seat)
+    out.sides = tuple([tuple(side) for side in sides])
+    _cache[key] = out
+    return out
+
+
+cdef void _fill(Rules* r, str base, int players, dict o, bint python_scorer) except *:
+    if base not in _FAMILIES:
+        raise OptionError(f"unknown rule family {base!r}; known: {', '.join(_FAMILIES)}")
+    r.family = _FAMILIES[base]
+    r.players = players
+    r.hand_size = o["hand_size"]
+    if players * r.hand_size > 28:
+        raise OptionError(f"{players} players x {r.hand_size} tiles is more than 28 tiles")
+    teams = players == 4 and o.get("teams_with_4", base in ("straight", "block", "kozel", "draw"))
+    r.n_sides = 2 if teams else players
+    for seat in range(4):
+        r.side_of[seat] = (seat % 2) if teams else seat
+    r.spinner = _SPINNERS[o.get("spinner_rule", "none")]
+    r.sides_first = o.get("spinner_sides_first", True)
+    r.count_scoring = r.family == FAMILY_STRAIGHT and not python_scorer
+    r.python_scorer = python_scorer
+    r.merge_equal_ends = r.family != FAMILY_STRAIGHT
+    r.draws = r.family != FAMILY_BLOCK
+    if r.family == FAMILY_STRAIGHT:
+        r.reserve = o["boneyard_reserve"]
+    elif r.family in (FAMILY_MULTIPLAYER, FAMILY_DRAW):
+        r.reserve = o["stock_reserve"]
+    else:
+        r.reserve = 0
+    r.draw_with_playable = o.get("may_draw_with_playable", False)
+    r.voluntary_pass = o.get("voluntary_pass", False)
+    r.double_double = r.family == FAMILY_KOZEL and o.get("double_double", True)
+    r.structural_fish = o.get("structural_fish_early", False)
+    r.lone_zero = o.get("lone_zero_double", 25) if r.family == FAMILY_KOZEL else 0
+    r.blocked_difference = o.get("blocked_award", "opponents_total") == "difference"
+    r.partner_subtract = o.get("partner_pips_on_domino", "ignore") == "subtract"
+    r.hand_penalty = o.get("hand_penalty", False)
+    r.tie_lightest_tile = o.get("blocked_tie", "lightest_tile") == "lightest_tile"
+    r.stock_to_winner = o.get("stock_pips_to_winner", False)
+    r.fish_blocker = o.get("fish_winner", "lowest_value") == "blocker"
+    r.score_scale = o.get("score_scale", 1)
+    # Only All Fives scores during a round, so only it can reach the target mid-round.
+    r.target = o.get("target", 0) if r.family == FAMILY_STRAIGHT else 0
+    r.target_immediate = o.get("target_check", "immediate") == "immediate"
+    r.exact_target = o.get("exact_target", False)
+    if r.family in (FAMILY_BLOCK, FAMILY_DRAW):
+        r.opening = OPEN_GIVEN
+    elif r.family == FAMILY_STRAIGHT:
+        r.opening = OPEN_DOUBLES if o["first_leader"] == "highest_double" else OPEN_RANDOM
+    else:
+        r.opening = OPEN_DOUBLES
+    order = _DOUBLE_ORDERS[o.get("opening_order", "highest_double")]
+    if o.get("no_zero_double_lead", False):
+        order = tuple(p for p in order if p != 0)
+    r.n_double_order = len(order)
+    for i, p in enumerate(order):
+        r.double_order[i] = p
+    ranking = o.get("nondouble_ranking", o.get("tile_ranking", "pip_sum"))
+    r.rank_lexicographic = ranking == "lexicographic"
+    r.opening_forced = o.get("opening_tile_forced", True)
+    r.redeal_bad_hand = o.get("redeal_bad_hand", False)
