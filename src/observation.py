@@ -113,7 +113,11 @@ class Observation:
             obj: Any = msgpack.unpackb(data, raw=False)
         except Exception as exc:  # msgpack raises several unrelated types
             raise ValueError(f"not a bones observation: {exc}") from None
-        if not isinstance(obj, list) or len(obj) != 15 or obj[:2] != [SCHEMA_VERSION, "observation"]:
+        if (
+            not isinstance(obj, list)
+            or len(obj) != 15
+            or obj[:2] != [SCHEMA_VERSION, "observation"]
+        ):
             raise ValueError("not a bones observation (schema 1): wrong header or length")
         try:
             (_, _, seat, variant, players, hand, sizes, stock, ends, layout, count, events,

@@ -16,7 +16,7 @@ class Event(NamedTuple):
     kind: str
     seat: int
     move: Any = None
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # a field, shadowing tuple.count on purpose
     points: int = 0
 
 

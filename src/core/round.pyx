@@ -1,19 +1,18 @@
 """``Round``: one round of any variant, with python-chess-like make/unmake."""
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcmp
 
 import msgpack
 
-from bones.core.moves cimport Move, move_code, move_of
+from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
 from bones.core.state cimport (
-    END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_PASS, PLAYING, Outcome, Ply,
+    KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_PASS, PLAYING, Outcome, Ply,
     add_points, apply_move, deal_random, find_move, finish_move, layout_count, opening,
     outcome, play, state_init, undo,
 )
-from bones.core.tiles cimport TILE_HI, TILE_LO, tile_at, to_mask, to_tile_index
+from bones.core.tiles cimport tile_at, to_mask, to_tile_index
 
 from bones.core.moves import END_NAMES
 from bones.core.tiles import tiles_of_mask
@@ -346,7 +345,7 @@ cdef class Round:
     def events(self):
         """The public log: plays (with the count and points), draws (how many) and passes."""
         out = []
-        cdef int i, k, seat, players = self.rules.c.players
+        cdef int i, _, seat, players = self.rules.c.players
         cdef const Ply* p
         for i in range(self.st.n_plies):
             p = &self.st.plies[i]
@@ -360,7 +359,7 @@ cdef class Round:
             if p.drawn:
                 out.append(Event("draw", p.chain_seat, None, p.drawn, 0))
             seat = p.chain_seat
-            for k in range(p.passes):
+            for _ in range(p.passes):
                 out.append(Event("pass", seat, None, 0, 0))
                 seat = (seat + 1) % players
         return tuple(out)

@@ -1,15 +1,15 @@
 """The round engine: move generation, make/unmake, the All Fives count, round results and
 random playouts.  Everything here is C on a ``State`` struct, without the GIL."""
 
-from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
     FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
-    OPEN_DOUBLES, OPEN_RANDOM, SPINNER_ALL_DOUBLES, SPINNER_FIRST_DOUBLE, SPINNER_NONE, Rules,
+    OPEN_DOUBLES, OPEN_RANDOM, SPINNER_ALL_DOUBLES, SPINNER_FIRST_DOUBLE, Rules,
 )
 from bones.core.tiles cimport (
-    ALL_TILES, DOUBLE_OF, DOUBLES_MASK, PIP_MASK, TILE_HI, TILE_LO, ctz, mask_pips, nth_bit,
+    ALL_TILES, DOUBLE_OF, DOUBLES_MASK, PIP_MASK, TILE_HI, TILE_LO, ctz, mask_pips,
     popcount, tile_pips,
 )
 
@@ -57,24 +57,12 @@ cdef inline bint same_position(const State* s, int i, int j) noexcept nogil:
     return s.ends[i].tile >= 0 and s.ends[i].tile == s.ends[j].tile
 
 
-cdef int gen_moves(State* s) noexcept nogil:
-    """Fill s.moves with the legal moves of s.to_move; 0 means a forced draw or pass."""
-    cdef uint32_t h = s.hand[s.to_move], m
-    cdef int n = 0, e, j, t
+cdef inline int gen_placements(State* s, uint32_t h) noexcept nogil:
+    """Placements on every live end, skipping ends that are the same position as an
+    earlier one."""
+    cdef int n = 0, e, j
+    cdef uint32_t m
     cdef bint dup
-    if s.n_placed == 0:
-        if s.lead_tile >= 0:
-            if h >> s.lead_tile & 1:
-                s.moves[0] = <uint32_t>s.lead_tile | (END_LEAD << 5)
-                n = 1
-        else:
-            m = h
-            while m:
-                s.moves[n] = <uint32_t>ctz(m) | (END_LEAD << 5)
-                n += 1
-                m &= m - 1
-        s.n_moves = n
-        return n
     for e in range(s.n_ends):
         if not s.ends[e].live:
             continue
@@ -90,6 +78,41 @@ cdef int gen_moves(State* s) noexcept nogil:
             s.moves[n] = <uint32_t>ctz(m) | (<uint32_t>e << 5)
             n += 1
             m &= m - 1
+    return n
+
+
+cdef int gen_moves(State* s) noexcept nogil:
+    """Fill s.moves with the legal moves of s.to_move; 0 means a forced draw or pass."""
+    cdef uint32_t h = s.hand[s.to_move], m
+    cdef int n = 0, j, t
+    if s.n_placed == 0:
+        if s.lead_tile >= 0:
+            if h >> s.lead_tile & 1:
+                s.moves[0] = <uint32_t>s.lead_tile | (END_LEAD << 5)
+                n = 1
+        else:
+            m = h
+            while m:
+                s.moves[n] = <uint32_t>ctz(m) | (END_LEAD << 5)
+                n += 1
+                m &= m - 1
+        s.n_moves = n
+        return n
+    if s.r.merge_equal_ends and s.n_ends == 2:
+        # The line games' fast path: two live ends, equal numbers give one position.
+        m = h & PIP_MASK[s.ends[0].v]
+        while m:
+            s.moves[n] = <uint32_t>ctz(m)
+            n += 1
+            m &= m - 1
+        if s.ends[1].v != s.ends[0].v:
+            m = h & PIP_MASK[s.ends[1].v]
+            while m:
+                s.moves[n] = <uint32_t>ctz(m) | (1u << 5)
+                n += 1
+                m &= m - 1
+    else:
+        n = gen_placements(s, h)
     if s.r.double_double and s.ends[0].v != s.ends[1].v:
         t = DOUBLE_OF[s.ends[0].v]
         j = DOUBLE_OF[s.ends[1].v]
@@ -275,10 +298,11 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     s.n_placed += 1
     s.passes = 0
     s.last_seat = seat
-    c = layout_count(s)
-    p.count = c
-    if s.r.count_scoring and c > 0 and c % 5 == 0:
-        add_points(s, seat, c)
+    if s.r.count_scoring or s.r.python_scorer:
+        c = layout_count(s)
+        p.count = c
+        if s.r.count_scoring and c > 0 and c % 5 == 0:
+            add_points(s, seat, c)
     s.to_move = next_seat(s, seat)
     p.chain_seat = s.to_move
 
@@ -324,7 +348,7 @@ cdef void undo(State* s) noexcept nogil:
         return
     s.n_plies -= 1
     p = &s.plies[s.n_plies]
-    for i in range(p.drawn):
+    for _ in range(p.drawn):
         s.stock_top -= 1
         s.hand[p.chain_seat] &= ~(1u << s.stock[s.stock_top])
     kind = p.move >> 20
@@ -601,9 +625,9 @@ cdef long playout(const Rules* r, uint64_t* rng, long rounds, long* blocked,
     cdef State s
     cdef Outcome out
     cdef int32_t zero[4]
-    cdef long moves = 0, i
+    cdef long moves = 0, _
     zero[0] = zero[1] = zero[2] = zero[3] = 0
-    for i in range(rounds):
+    for _ in range(rounds):
         deal_random(&s, r, rng, zero, -1)
         while s.status == PLAYING:
             play(&s, s.moves[rng_below(rng, s.n_moves)])

@@ -15,7 +15,7 @@ cdef class Tile:
 
     @staticmethod
     def parse(object text):
-        """The tile written ``text``: ``"6-4"``, ``"4-6"`` or ``"6:4"``; a Tile is returned as is."""
+        """The tile written ``text`` (``"6-4"``, ``"4-6"``, ``"6:4"``); a Tile as is."""
         return tile_at(to_tile_index(text))
 
     @property

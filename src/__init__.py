@@ -1,0 +1,80 @@
+"""bones: a fast and faithful domino engine (Straight/All Fives, Multiplayer, Kozel, Block).
+
+Everything in docs/api.md is importable from here.  The names that live in the compiled
+core (and the modules built on it) are imported on first use, so ``bones.variant`` and
+``bones.registry`` work without the core being imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .errors import BonesError, IllegalMove, OptionError
+from .records import Event, RoundResult
+from .registry import plugins, variant, variants
+from .variant import Option, Variant
+
+if TYPE_CHECKING:
+    from .core.moves import Move
+    from .core.round import Round
+    from .core.tiles import TILES, Tile
+    from .game import Game, new_game
+    from .observation import Observation
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bones")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _version()
+
+# name -> module (relative to this package) that defines it; imported on first access
+_LAZY = {
+    "Tile": ".core.tiles",
+    "TILES": ".core.tiles",
+    "Move": ".core.moves",
+    "Round": ".core.round",
+    "Observation": ".observation",
+    "Game": ".game",
+    "new_game": ".game",
+}
+
+__all__ = [
+    "TILES",
+    "BonesError",
+    "Event",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "Observation",
+    "Option",
+    "OptionError",
+    "Round",
+    "RoundResult",
+    "Tile",
+    "Variant",
+    "__version__",
+    "new_game",
+    "plugins",
+    "variant",
+    "variants",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bones' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

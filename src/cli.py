@@ -1,0 +1,269 @@
+"""The ``bones`` command line: ``bones variants``, ``bones plugins``, ``bones bench``.
+
+Usage errors print one line ``bones: error: ...`` naming what is allowed and exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
+
+from . import registry
+from .errors import BonesError, OptionError
+from .variant import Variant, show
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """A bad command line; reported as ``bones: error: ...`` with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bones")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bones", description="A fast and faithful domino engine.")
+    parser.add_argument("--version", action="version", version=f"bones {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("variants", help="list the registered variants and their options")
+    p.add_argument("name", nargs="?", help="show only this variant")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("plugins", help="list the plugins, their hooks and their variants")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser(
+        "bench",
+        help="measure random-playout speed: the core and a Python-driven loop",
+        description="For each variant and player count: the core's random-playout speed "
+        "(rounds/s, moves/s) and the speed of the same random play driven from Python "
+        "through bones.Round (moves/s). Moves count placements.",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        metavar="V",
+        help="variant to measure (repeatable; default: every registered variant)",
+    )
+    p.add_argument(
+        "--players",
+        action="append",
+        type=int,
+        metavar="N",
+        help="player count (repeatable; default: every count the variant allows)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="time per measurement (default 1.0)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="variant option (repeatable); VALUE is parsed as JSON when it can be",
+    )
+    p.add_argument("--no-python", action="store_true", help="skip the Python-driven loop")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """``["target=61", "spinner_rule=none"]`` -> ``{"target": 61, "spinner_rule": "none"}``."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise UsageError(f"--option takes KEY=VALUE (e.g. target=61); got {item!r}")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text
+        options[key] = value
+    return options
+
+
+# -- variants ----------------------------------------------------------------------------
+
+
+def _describe(v: Variant, out: TextIO) -> None:
+    players = ", ".join(map(str, v.players))
+    print(f"{v.name}  (base {v.base}; players {players}; plugin {v.plugin})", file=out)
+    print(f"  {v.description}", file=out)
+    if v.move_scorer is not None:
+        print("  move scoring: a Python move_scorer (slow path)", file=out)
+    width = max((len(n) for n in v.options), default=0)
+    dwidth = max((len(show(o.default)) for o in v.options.values()), default=0)
+    for name, o in v.options.items():
+        if o.choices is not None:
+            allowed = " | ".join(show(c) for c in o.choices)
+        else:
+            allowed = o.expects or ""
+        if o.per_players:
+            allowed += "; or {players: n}"
+            if o.presets:
+                presets = ", ".join(f"{k} = {show(p)}" for k, p in o.presets.items())
+                allowed += f"; presets: {presets}"
+        print(f"  {name:<{width}}  {show(o.default):<{dwidth}}  {allowed}", file=out)
+        print(f"  {'':<{width}}  {o.doc}", file=out)
+
+
+def cmd_variants(args: argparse.Namespace, out: TextIO) -> int:
+    chosen = (
+        [registry.variant(args.name)]
+        if args.name
+        else [registry.variant(n) for n in registry.variants()]
+    )
+    if args.json:
+        data = [v.to_dict() for v in chosen]
+        json.dump(data[0] if args.name else data, out, indent=2, ensure_ascii=False)
+        print(file=out)
+        return 0
+    for i, v in enumerate(chosen):
+        if i:
+            print(file=out)
+        _describe(v, out)
+    return 0
+
+
+# -- plugins -----------------------------------------------------------------------------
+
+
+def cmd_plugins(args: argparse.Namespace, out: TextIO) -> int:
+    infos = registry.plugins()
+    if args.json:
+        json.dump(infos, out, indent=2)
+        print(file=out)
+        return 0
+    for info in infos:
+        where = info["source"]
+        if info["dist"]:
+            where += f" ({info['dist']} {info['version']})"
+        status = "BROKEN, skipped" if info["error"] else "ok"
+        print(f"{info['name']}  [{where}] {status}", file=out)
+        print(f"  module:   {info['module']}", file=out)
+        print(f"  hooks:    {', '.join(info['hooks']) or '-'}", file=out)
+        if info["unknown_hooks"]:
+            print(f"  unknown:  {', '.join(info['unknown_hooks'])} (not bones hooks)", file=out)
+        print(f"  variants: {', '.join(info['variants']) or '-'}", file=out)
+        if info["error"]:
+            print(f"  error:    {info['error']}", file=out)
+    return 0
+
+
+# -- bench -------------------------------------------------------------------------------
+
+
+def _bench_plan(args: argparse.Namespace) -> list[tuple[Variant, int]]:
+    names = args.variant or registry.variants()
+    chosen = [registry.variant(n) for n in dict.fromkeys(names)]
+    if args.seconds <= 0:
+        raise UsageError(f"--seconds must be > 0; got {args.seconds}")
+    plan: list[tuple[Variant, int]] = []
+    for v in chosen:
+        counts = v.players if not args.players else [n for n in v.players if n in args.players]
+        plan.extend((v, n) for n in dict.fromkeys(counts))
+    for n in args.players or []:
+        if not any(n in v.players for v in chosen):
+            allowed = "; ".join(f"{v.name}: {', '.join(map(str, v.players))}" for v in chosen)
+            raise UsageError(f"--players {n} is allowed by none of the variants ({allowed})")
+    return plan
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    options = parse_options(args.option)
+    plan = _bench_plan(args)
+    for v, n in plan:  # check every option before measuring anything
+        v.resolve(n, **options)
+    try:
+        from . import speed
+        from .core import playout  # noqa: F401  (fail early when the core is not built)
+    except ImportError as exc:
+        print(
+            f"bones: error: the compiled core is not importable ({exc}); "
+            "build it with `pip install -e .`",
+            file=sys.stderr,
+        )
+        return 1
+    rows = []
+    if not args.json:
+        print(
+            f"{'variant':<14}{'players':>7}{'core rounds/s':>15}{'core moves/s':>15}"
+            f"{'python moves/s':>16}{'ratio':>8}",
+            file=out,
+        )
+    for v, n in plan:
+        # a Python move_scorer cannot run inside the core's playouts: Python loop only
+        core = None
+        if v.move_scorer is None:
+            core = speed.core_playouts(v.name, n, args.seconds, seed=args.seed, **options)
+        py = None
+        if not args.no_python or core is None:
+            py = speed.python_loop(v.name, n, args.seconds, seed=args.seed, **options)
+        rows.append({"variant": v.name, "players": n, "core": core, "python": py})
+        if not args.json:
+            print(_bench_row(v.name, n, core, py), file=out)
+            out.flush()
+    if args.json:
+        json.dump(rows, out, indent=2)
+        print(file=out)
+    return 0
+
+
+def _bench_row(name: str, n: int, core: dict[str, Any] | None, py: dict[str, Any] | None) -> str:
+    rounds = f"{core['rounds_per_s']:,.0f}" if core else "-"
+    moves = f"{core['moves_per_s']:,.0f}" if core else "-"
+    py_rate = f"{py['moves_per_s']:,.0f}" if py else "-"
+    ratio = f"{core['moves_per_s'] / py['moves_per_s']:,.0f}x" if core and py else "-"
+    return f"{name:<14}{n:>7}{rounds:>15}{moves:>15}{py_rate:>16}{ratio:>8}"
+
+
+COMMANDS = {"variants": cmd_variants, "plugins": cmd_plugins, "bench": cmd_bench}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 failure, 2 usage error)."""
+    parser = _parser()
+    out = sys.stdout
+    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version
+            return exc.code if isinstance(exc.code, int) else 0
+        if not args.command:
+            parser.print_help(out)
+            return 2
+        return COMMANDS[args.command](args, out)
+    except (UsageError, OptionError) as exc:
+        print(f"bones: error: {exc}", file=sys.stderr)
+        return 2
+    except BonesError as exc:
+        print(f"bones: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `bones variants | head`: silence the flush at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

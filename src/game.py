@@ -1,0 +1,810 @@
+"""A game: rounds strung together until a side wins (or, in Kozel, becomes the goat).
+
+The :class:`Game` deals every round from the game seed, adds each finished round to the
+game scores, applies the game-level rules of the variant (the target, Kozel's recording
+rules: the 13 rule, eggs and the goat), picks who leads the next round and serialises
+itself to msgpack.  A :class:`~bones.Round` plays one round completely, including the
+per-move counts, the immediate target check of All Fives and the round-end award; the
+game only adds what the round hands back.  docs/game.md states every rule and decision
+made here and the msgpack schema.
+
+The bookkeeping is written as small pure functions (:func:`round5`,
+:func:`straight_hand_end`, :func:`target_winners`, :func:`kozel_entry`,
+:func:`kozel_record`, :func:`kozel_game_end`, :func:`next_leader`, :func:`round_seed`,
+:func:`random_seat`) so each rule can be checked without dealing a round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from .records import RoundResult
+from .registry import variant as _lookup_variant
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "Game",
+    "KozelAccounts",
+    "KozelRules",
+    "kozel_entry",
+    "kozel_game_end",
+    "kozel_record",
+    "new_game",
+    "next_leader",
+    "random_seat",
+    "round5",
+    "round_seed",
+    "splitmix64",
+    "straight_hand_end",
+    "target_winners",
+]
+
+#: ``schema`` field of a Game's msgpack map.
+SCHEMA = "bones.game"
+#: ``version`` field of a Game's msgpack map; bump on any incompatible change.
+SCHEMA_VERSION = 1
+
+_MASK64 = (1 << 64) - 1
+_STREAM_DEAL = 1  # seeds of the deals
+_STREAM_LEADER = 2  # random leaders chosen by the game
+
+
+# ---------------------------------------------------------------------------------------
+# Seeds
+
+
+def splitmix64(x: int) -> int:
+    """One step of splitmix64 on a 64-bit unsigned integer (the core's seed mixer)."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def _derive(seed: int, stream: int, index: int) -> int:
+    """A 63-bit number for ``(seed, stream, index)``: splitmix64 applied three times."""
+    x = splitmix64(seed & _MASK64)
+    x = splitmix64(x ^ stream)
+    x = splitmix64(x ^ (index & _MASK64))
+    return x >> 1
+
+
+def round_seed(seed: int, index: int) -> int:
+    """The seed ``Round.deal`` gets for round ``index`` (0-based) of a game seeded ``seed``.
+
+    ``splitmix64(splitmix64(splitmix64(seed) ^ 1) ^ index) >> 1``, all arithmetic modulo
+    2**64 (``seed`` is taken modulo 2**64), so a game deals the same rounds everywhere.
+    """
+    return _derive(seed, _STREAM_DEAL, index)
+
+
+def random_seat(seed: int, index: int, players: int) -> int:
+    """The seat the game draws by lot to lead round ``index`` (stream 2, multiply-shift)."""
+    return (_derive(seed, _STREAM_LEADER, index) * players) >> 63
+
+
+# ---------------------------------------------------------------------------------------
+# Straight (All Fives), Multiplayer and Draw: scores and the target
+
+
+def round5(n: int) -> int:
+    """The nearest multiple of five (RULES.md §1.4): remainders 1-2 down, 3-4 up."""
+    return 5 * ((n + 2) // 5)
+
+
+def target_winners(scores: Sequence[int], target: int, exact: bool = False) -> tuple[int, ...]:
+    """The sides that win on ``scores``: the highest of those at or above ``target`` (at it
+    exactly with ``exact``); several on a tie; ``()`` while nobody has reached it."""
+    reached = [i for i, s in enumerate(scores) if (s == target if exact else s >= target)]
+    if not reached:
+        return ()
+    best = max(scores[i] for i in reached)
+    return tuple(i for i in reached if scores[i] == best)
+
+
+def straight_hand_end(
+    scores: Sequence[int],
+    bonus: Sequence[int],
+    *,
+    target: int,
+    exact_target: bool = False,
+    immediate: bool = True,
+    penalty: Sequence[int] | None = None,
+) -> tuple[int, ...]:
+    """The game scores after an All Fives hand that ended by a domino or a block.
+
+    ``scores``: the side totals at the end of play (game scores + the counts of the hand,
+    i.e. ``round.scores``).  ``bonus``: the hand bonus per side.  With ``exact_target`` a
+    bonus that would take a side past ``target`` is void.  ``penalty`` (option
+    ``hand_penalty``): per side, its own pips rounded to five (and scaled), subtracted
+    after the bonus; with ``immediate`` it is not subtracted when the bonus has already
+    ended the game (the target is checked at every scoring event).
+    """
+    out = list(scores)
+    for side, points in enumerate(bonus):
+        if exact_target and out[side] + points > target:
+            continue  # an overshoot is void
+        out[side] += points
+    if penalty is not None and not (immediate and target_winners(out, target, exact_target)):
+        out = [s - p for s, p in zip(out, penalty, strict=True)]
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------
+# Kozel: the 13 rule, eggs and the goat
+
+
+@dataclass(frozen=True)
+class KozelRules:
+    """The Kozel recording options (RULES.md §4.9-§4.11, §4.13)."""
+
+    scoring_style: str = "penalty"  # "penalty" | "credit_winner"
+    open_threshold: int = 13
+    sub13_mode: str = "discard"  # "discard" | "carry"
+    threshold_scope: str = "first_entry"  # "first_entry" | "every_entry"
+    eggs_pot: str = "total"  # "total" | "one_side" | "off"
+    target: int = 101
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> KozelRules:
+        """The recording rules of a resolved Kozel option dict."""
+        return cls(
+            scoring_style=options.get("scoring_style", "penalty"),
+            open_threshold=options.get("open_threshold", 13),
+            sub13_mode=options.get("sub13_mode", "discard"),
+            threshold_scope=options.get("threshold_scope", "first_entry"),
+            eggs_pot=options.get("eggs_pot", "total"),
+            target=options.get("target", 101),
+        )
+
+
+@dataclass(frozen=True)
+class KozelAccounts:
+    """Every side's Kozel account: ``scores``, ``opened`` (has recorded an entry), the
+    ``hanging`` sub-threshold amounts (``sub13_mode=carry``) and the eggs ``pot``."""
+
+    scores: tuple[int, ...]
+    opened: tuple[bool, ...]
+    hanging: tuple[int, ...]
+    pot: int = 0
+
+    @classmethod
+    def empty(cls, sides: int) -> KozelAccounts:
+        """Closed accounts at zero and an empty pot."""
+        return cls((0,) * sides, (False,) * sides, (0,) * sides, 0)
+
+
+def kozel_entry(
+    score: int, opened: bool, hanging: int, amount: int, rules: KozelRules
+) -> tuple[int, bool, int, int]:
+    """Write ``amount`` on one account; returns ``(score, opened, hanging, written)``.
+
+    The threshold (``open_threshold``, 13) applies while the account is closed, or at
+    every entry with ``threshold_scope=every_entry``.  Below it the amount is discarded,
+    or with ``sub13_mode=carry`` it hangs and is added to the next amounts until their sum
+    reaches the threshold.  A written entry opens the account for good.
+    """
+    if opened and rules.threshold_scope != "every_entry":
+        return score + amount, True, hanging, amount
+    total = hanging + amount if rules.sub13_mode == "carry" else amount
+    if total >= rules.open_threshold:
+        return score + total, True, 0, total
+    return score, opened, total if rules.sub13_mode == "carry" else 0, 0
+
+
+def kozel_record(
+    accounts: KozelAccounts,
+    winners: Sequence[int],
+    values: Sequence[int],
+    rules: KozelRules,
+) -> tuple[KozelAccounts, tuple[int, ...]]:
+    """Record one Kozel round; returns the new accounts and what each side wrote.
+
+    ``winners``: the winning sides (empty after a fish in which every side tied: eggs).
+    ``values``: each side's hand value (lone 0-0 rule included).  Penalty style: every
+    losing side writes its own value plus the eggs pot.  ``credit_winner``: every winning
+    side is credited with the losers' values summed plus the pot.  Eggs put the sum of
+    all values (``eggs_pot=total``), the tied value (``one_side``) or nothing (``off``)
+    into the pot; the pot is emptied by the next round that has a loser, even when the
+    threshold discards the amount it was added to.
+    """
+    n = len(accounts.scores)
+    if not winners:  # eggs
+        extra = {"total": sum(values), "one_side": values[0] if values else 0}
+        pot = accounts.pot + extra.get(rules.eggs_pot, 0)
+        return KozelAccounts(accounts.scores, accounts.opened, accounts.hanging, pot), (0,) * n
+    losers = [side for side in range(n) if side not in winners]
+    if not losers:
+        return accounts, (0,) * n
+    if rules.scoring_style == "credit_winner":
+        credit = sum(values[side] for side in losers) + accounts.pot
+        amounts = {side: credit for side in winners}
+    else:
+        amounts = {side: values[side] + accounts.pot for side in losers}
+    scores = list(accounts.scores)
+    opened = list(accounts.opened)
+    hanging = list(accounts.hanging)
+    written = [0] * n
+    for side, amount in sorted(amounts.items()):
+        scores[side], opened[side], hanging[side], written[side] = kozel_entry(
+            scores[side], opened[side], hanging[side], amount, rules
+        )
+    new = KozelAccounts(tuple(scores), tuple(opened), tuple(hanging), 0)
+    return new, tuple(written)
+
+
+def kozel_game_end(
+    scores: Sequence[int], rules: KozelRules
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """``(winners, goats)`` once a side has reached the target, else ``None``.
+
+    Penalty style: the goats are the side(s) with the highest score among those at or
+    above the target; the winners are the side(s) with the lowest score (with three
+    players a middle player is neither).  ``credit_winner``: the mirror image, the highest
+    of those at or above the target win and the lowest-scoring other side(s) are goats.
+    """
+    reached = [i for i, s in enumerate(scores) if s >= rules.target]
+    if not reached:
+        return None
+    top = max(scores[i] for i in reached)
+    first = tuple(i for i in reached if scores[i] == top)
+    rest = [i for i in range(len(scores)) if i not in first]
+    if not rest:  # cannot happen in a real game: some side records nothing each round
+        other: tuple[int, ...] = ()
+    else:
+        low = min(scores[i] for i in rest)
+        other = tuple(i for i in rest if scores[i] == low)
+    if rules.scoring_style == "credit_winner":
+        return first, other
+    return other, first
+
+
+# ---------------------------------------------------------------------------------------
+# Who leads the next round
+
+
+def _lightest_winner(
+    result: RoundResult, sides: Sequence[Sequence[int]], seat_values: Sequence[int]
+) -> int | None:
+    """The lightest player of the winning side(s), ties to the lower seat; ``None``
+    without a winner."""
+    seats = sorted(seat for side in result.winners for seat in sides[side])
+    if not seats:
+        return None
+    return min(seats, key=lambda seat: (seat_values[seat], seat))
+
+
+def next_leader(
+    base: str,
+    options: Mapping[str, Any],
+    result: RoundResult,
+    *,
+    sides: Sequence[Sequence[int]],
+    seat_values: Sequence[int],
+    prev_leader: int,
+    lot: int,
+) -> tuple[int | None, dict[str, Any]]:
+    """Who leads the round after ``result``: ``(leader, extra options for Round.deal)``.
+
+    ``leader=None`` asks the round for the variant's round-1 rule.  ``seat_values``: each
+    seat's hand value at the end of the round; ``prev_leader``: who led it; ``lot``: the
+    seat the game drew by lot for the next round (used only where the rules say random).
+
+    * straight: ``dominoer`` — the player who went out, by lot after a block;
+      ``last_bone`` — the player who went out, the holder of the highest double after a
+      block (round-1 rule with ``first_leader=highest_double``); ``rotate`` — the seat
+      left of the previous leader.
+    * multiplayer: ``previous_winner`` — the winner, any tile; no winner → round-1 rule;
+      ``opening_rule`` — round-1 rule every round.
+    * kozel: ``out_player`` — the player who placed the last tile (the out-player, or
+      the fish-maker after a fish or eggs); ``fish_winner`` — after a fish, the lightest
+      player of the winning side(s), ties to the lower seat (eggs: the fish-maker);
+      ``opening_rule`` — round-1 rule every round.
+    * draw: the player who went out; after a block the lightest player of the winning
+      side; without a winner the player who placed the last tile.
+    """
+    players = len(seat_values)
+    nl = options.get("next_leader")
+    out = result.reason == "out"
+    if base == "straight":
+        if nl == "rotate":
+            return (prev_leader + 1) % players, {}
+        if out:
+            return result.last_seat, {}
+        if nl == "last_bone":
+            return None, {"first_leader": "highest_double"}
+        return lot, {}
+    if base == "multiplayer":
+        if nl == "opening_rule":
+            return None, {}
+        if out:
+            return result.last_seat, {}
+        return _lightest_winner(result, sides, seat_values), {}
+    if base == "kozel":
+        if nl == "opening_rule":
+            return None, {}
+        if out or nl != "fish_winner" or not result.winners:
+            return result.last_seat, {}
+        return _lightest_winner(result, sides, seat_values), {}
+    # draw (block is a one-round game and never asks)
+    if out:
+        return result.last_seat, {}
+    winner = _lightest_winner(result, sides, seat_values)
+    return (result.last_seat if winner is None else winner), {}
+
+
+# ---------------------------------------------------------------------------------------
+# The game
+
+
+def _straight_award(
+    result: RoundResult, rules: Mapping[str, Any]
+) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """``(bonus, penalty)`` of an All Fives hand.  The Round nets the hand penalty into
+    ``result.points``; the game takes it apart again (penalty = own pips rounded to five,
+    scaled) so that the bonus is scored, and the target checked, before the penalty."""
+    if not rules.get("hand_penalty"):
+        return tuple(result.points), None
+    scale = rules.get("score_scale", 1)
+    penalty = tuple(round5(v) // scale for v in result.values)
+    return tuple(p + q for p, q in zip(result.points, penalty, strict=True)), penalty
+
+
+def _round_class() -> Any:
+    from .core.round import Round
+
+    return Round
+
+
+def _plain(value: Any) -> Any:
+    """An option value as msgpack writes it back (mappings to dicts, tuples to lists)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    if not -(1 << 63) <= seed < (1 << 64):
+        raise ValueError(f"seed must be in [-2**63, 2**64); got {seed}")
+    return seed
+
+
+def _seat_value(hand: Sequence[Any], lone_zero: int | None) -> int:
+    if lone_zero is not None and len(hand) == 1 and hand[0].high == 0:
+        return lone_zero
+    return sum(t.pips for t in hand)
+
+
+class Game:
+    """A game of a variant: ``round`` (the current :class:`~bones.Round`), ``scores`` (per
+    side), ``sides``, ``is_over``, ``winners``, ``losers`` (Kozel: the goats),
+    ``results`` (each recorded round's :class:`~bones.RoundResult`) and ``history`` (the
+    scores after each recorded round).
+
+    Play the current round to its end, then call :meth:`next_round`: it records the
+    result, and deals the next round unless the game is over.  Build one with
+    :func:`new_game` (or ``Game(variant, players, seed, **options)``).
+    """
+
+    def __init__(self, variant: str, players: int = 2, seed: int = 0, **options: Any) -> None:
+        self._setup(variant, players, seed, options)
+        self._start(self._deal(0, None, {}, None), None)
+
+    # -- construction -------------------------------------------------------------------
+
+    def _setup(self, variant: Any, players: int, seed: int, options: Mapping[str, Any]) -> None:
+        spec = _lookup_variant(variant)
+        self._rules: dict[str, Any] = spec.resolve(players, **options)  # validates
+        self._variant: str = spec.name
+        self._base: str = spec.base
+        self._players: int = players
+        self._seed: int = _check_seed(seed)
+        self._options: dict[str, Any] = {k: _plain(options[k]) for k in sorted(options)}
+        self._index = 0
+        self._results: list[RoundResult] = []
+        self._history: list[tuple[int, ...]] = []
+        self._over = False
+        self._winners: tuple[int, ...] = ()
+        self._losers: tuple[int, ...] = ()
+        self._kozel: KozelAccounts | None = None
+        self._kozel_rules = KozelRules.from_options(self._rules)
+
+    def _start(self, first: Any, scores: Sequence[int] | None) -> None:
+        self._round = first
+        self._sides: tuple[tuple[int, ...], ...] = tuple(tuple(s) for s in first.sides)
+        n = len(self._sides)
+        if scores is None:
+            scores = (0,) * n
+        if len(scores) != n:
+            raise ValueError(f"scores must give one number per side ({n}); got {list(scores)}")
+        self._scores: tuple[int, ...] = tuple(int(s) for s in scores)
+        if self._base == "kozel":
+            empty = KozelAccounts.empty(n)
+            self._kozel = KozelAccounts(
+                self._scores, tuple(s > 0 for s in self._scores), empty.hanging, 0
+            )
+
+    @classmethod
+    def from_round(
+        cls,
+        variant: str,
+        round: Any,
+        *,
+        seed: int = 0,
+        scores: Sequence[int] | None = None,
+        **options: Any,
+    ) -> Game:
+        """A game whose first round is ``round`` (e.g. from ``Round.from_deal``).
+
+        ``scores``: the game scores before that round (give the round the same
+        ``scores=``); ``options`` must be the ones the round was made with.  Later rounds
+        are dealt from ``seed`` as in :func:`new_game`.  Used for worked examples and to
+        continue a game started elsewhere; a Kozel account with a positive score counts
+        as open.
+        """
+        game = cls.__new__(cls)
+        game._setup(variant, round.players, seed, options)
+        game._start(round, scores)
+        return game
+
+    # -- dealing ------------------------------------------------------------------------
+
+    def _deal(
+        self,
+        index: int,
+        leader: int | None,
+        extra: Mapping[str, Any],
+        scores: Sequence[int] | None,
+    ) -> Any:
+        options = dict(self._options)
+        options.update(extra)
+        return _round_class().deal(
+            self._variant,
+            players=self._players,
+            seed=round_seed(self._seed, index),
+            leader=leader,
+            scores=None if scores is None else list(scores),
+            **options,
+        )
+
+    # -- properties ---------------------------------------------------------------------
+
+    @property
+    def variant(self) -> str:
+        """The variant's name."""
+        return self._variant
+
+    @property
+    def base(self) -> str:
+        """The rule family the variant runs on (``straight``, ``kozel``, ...)."""
+        return self._base
+
+    @property
+    def players(self) -> int:
+        return self._players
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options the game was made with (the overrides, not the defaults)."""
+        return dict(self._options)
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """Every option of the variant, resolved, plus ``players``."""
+        return dict(self._rules)
+
+    @property
+    def round(self) -> Any:
+        """The current round (after the game ends: the last one)."""
+        return self._round
+
+    @property
+    def round_index(self) -> int:
+        """0-based number of the current round."""
+        return self._index
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Per side: the game score (Kozel: the account) after the recorded rounds."""
+        return self._scores
+
+    @property
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        return self._sides
+
+    @property
+    def is_over(self) -> bool:
+        return self._over
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Winning side(s) once the game is over (several: a draw); ``()`` before."""
+        return self._winners
+
+    @property
+    def losers(self) -> tuple[int, ...]:
+        """Losing side(s) once the game is over; Kozel: the goats."""
+        return self._losers
+
+    @property
+    def results(self) -> tuple[RoundResult, ...]:
+        return tuple(self._results)
+
+    @property
+    def history(self) -> tuple[tuple[int, ...], ...]:
+        """The scores after each recorded round."""
+        return tuple(self._history)
+
+    @property
+    def pot(self) -> int:
+        """Kozel: the eggs pot waiting for the next loser (0 elsewhere)."""
+        return self._kozel.pot if self._kozel else 0
+
+    @property
+    def kozel_accounts(self) -> KozelAccounts | None:
+        """Kozel: the accounts (scores, opened, hanging amounts, eggs pot); else ``None``."""
+        return self._kozel
+
+    def __repr__(self) -> str:
+        state = "over" if self._over else f"round {self._index}"
+        return (
+            f"<bones.Game {self._variant} players={self._players} seed={self._seed} "
+            f"{state} scores={list(self._scores)}>"
+        )
+
+    # -- progress -----------------------------------------------------------------------
+
+    def next_round(self) -> Any:
+        """Record the finished round; deal and return the next one (``None`` once the
+        game is over).  ``ValueError`` while the round is still being played or after the
+        game is over."""
+        if self._over:
+            raise ValueError("the game is over; there is no next round")
+        rnd = self._round
+        if not rnd.is_over:
+            raise ValueError("the current round is not over: play it to its end first")
+        result: RoundResult = rnd.result
+        self._record(rnd, result)
+        if self._over:
+            return None
+        index = self._index + 1
+        lone = self._rules.get("lone_zero_double") if self._base == "kozel" else None
+        values = [_seat_value(rnd.hand(seat), lone) for seat in range(self._players)]
+        leader, extra = next_leader(
+            self._base,
+            self._rules,
+            result,
+            sides=self._sides,
+            seat_values=values,
+            prev_leader=rnd.leader,
+            lot=random_seat(self._seed, index, self._players),
+        )
+        self._round = self._deal(index, leader, extra, self._scores)
+        self._index = index
+        return self._round
+
+    def _record(self, rnd: Any, result: RoundResult) -> None:
+        base = self._base
+        rules = self._rules
+        n = len(self._sides)
+        if base == "kozel":
+            assert self._kozel is not None
+            self._kozel, _ = kozel_record(
+                self._kozel, result.winners, result.values, self._kozel_rules
+            )
+            scores = self._kozel.scores
+            end = kozel_game_end(scores, self._kozel_rules)
+            if end is None:
+                self._add(scores, result)
+            else:
+                self._add(scores, result, *end)
+            return
+        if base == "block":  # one round is the whole game
+            winners = tuple(result.winners)
+            scores = tuple(s + p for s, p in zip(self._scores, result.points, strict=True))
+            self._add(scores, result, winners, tuple(i for i in range(n) if i not in winners))
+            return
+        exact = base == "straight" and bool(rules.get("exact_target"))
+        target = rules["target"]
+        if base != "straight":
+            scores = tuple(s + p for s, p in zip(self._scores, result.points, strict=True))
+        elif result.reason == "target":  # the round ended the game: no hand bonus
+            scores = tuple(rnd.scores)
+        else:
+            bonus, penalty = _straight_award(result, rules)
+            scores = straight_hand_end(
+                rnd.scores,
+                bonus,
+                penalty=penalty,
+                target=target,
+                exact_target=exact,
+                immediate=rules.get("target_check") == "immediate",
+            )
+        winners = target_winners(scores, target, exact)
+        if result.reason == "target" and not winners:  # the round says so: trust it
+            winners = tuple(i for i, s in enumerate(scores) if s == max(scores))
+        if winners:
+            self._add(scores, result, winners, tuple(i for i in range(n) if i not in winners))
+        else:
+            self._add(scores, result)
+
+    def _add(
+        self,
+        scores: Sequence[int],
+        result: RoundResult,
+        winners: tuple[int, ...] | None = None,
+        losers: tuple[int, ...] = (),
+    ) -> None:
+        """Append a recorded round; with ``winners`` the game is over."""
+        self._scores = tuple(scores)
+        self._results.append(result)
+        self._history.append(self._scores)
+        if winners is not None:
+            self._over = True
+            self._winners = winners
+            self._losers = losers
+
+    # -- msgpack ------------------------------------------------------------------------
+
+    def to_msgpack(self) -> bytes:
+        """The whole game as msgpack (schema ``bones.game`` version 1, docs/game.md)."""
+        acc = self._kozel
+        doc = {
+            "schema": SCHEMA,
+            "version": SCHEMA_VERSION,
+            "variant": self._variant,
+            "players": self._players,
+            "seed": self._seed,
+            "options": self._options,
+            "round_index": self._index,
+            "scores": list(self._scores),
+            "kozel": None
+            if acc is None
+            else {"opened": list(acc.opened), "hanging": list(acc.hanging), "pot": acc.pot},
+            "results": [
+                [r.reason, list(r.winners), list(r.points), list(r.values), r.last_seat]
+                for r in self._results
+            ],
+            "history": [list(h) for h in self._history],
+            "over": self._over,
+            "winners": list(self._winners),
+            "losers": list(self._losers),
+            "round": self._round.to_msgpack(),
+        }
+        return msgpack.packb(doc, use_bin_type=True)
+
+    @classmethod
+    def from_msgpack(cls, data: bytes | bytearray | memoryview) -> Game:
+        """The game :meth:`to_msgpack` wrote; ``ValueError`` naming what is wrong for
+        bytes that are truncated, malformed or of another schema or version."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ValueError(f"Game.from_msgpack takes bytes, not {type(data).__name__}")
+        try:
+            doc = msgpack.unpackb(bytes(data), raw=False, strict_map_key=False)
+        except Exception as exc:
+            raise ValueError(f"Game msgpack is truncated or malformed: {exc}") from None
+        return _load(cls, doc)
+
+
+def _bad(what: str) -> ValueError:
+    return ValueError(f"Game msgpack: {what}")
+
+
+def _get(doc: Mapping[Any, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    if key not in doc:
+        raise _bad(f"missing field {key!r}")
+    value = doc[key]
+    if isinstance(value, bool) and kind is int:
+        raise _bad(f"field {key!r} must be {what}; got {value!r}")
+    if not isinstance(value, kind):
+        raise _bad(f"field {key!r} must be {what}; got {type(value).__name__}")
+    return value
+
+
+def _ints(value: Any, key: str, length: int | None = None) -> tuple[int, ...]:
+    if not isinstance(value, list) or any(
+        isinstance(v, bool) or not isinstance(v, int) for v in value
+    ):
+        raise _bad(f"field {key!r} must be a list of ints; got {value!r}")
+    if length is not None and len(value) != length:
+        raise _bad(f"field {key!r} must have {length} entries; got {len(value)}")
+    return tuple(value)
+
+
+def _load(cls: type[Game], doc: Any) -> Game:
+    if not isinstance(doc, dict):
+        raise _bad(f"expected a map, got {type(doc).__name__}")
+    if doc.get("schema") != SCHEMA:
+        raise _bad(f"schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    version = doc.get("version")
+    if version != SCHEMA_VERSION:
+        raise _bad(f"unsupported version {version!r} (this bones reads {SCHEMA_VERSION})")
+    variant = _get(doc, "variant", str, "a variant name")
+    players = _get(doc, "players", int, "an int")
+    seed = _get(doc, "seed", int, "an int")
+    options = _get(doc, "options", dict, "a map")
+    index = _get(doc, "round_index", int, "an int")
+    over = _get(doc, "over", bool, "a bool")
+    raw_round = _get(doc, "round", bytes, "bytes")
+    game = cls.__new__(cls)
+    game._setup(variant, players, seed, options)  # OptionError (a ValueError) if invalid
+    try:
+        rnd = _round_class().from_msgpack(raw_round)
+    except Exception as exc:
+        raise _bad(f"the current round does not load: {exc}") from None
+    if rnd.players != players:
+        raise _bad(f"the round has {rnd.players} players, the game {players}")
+    n = len(rnd.sides)
+    game._round = rnd
+    game._sides = tuple(tuple(s) for s in rnd.sides)
+    game._index = index
+    game._scores = _ints(doc.get("scores"), "scores", n)
+    results: list[RoundResult] = []
+    raw_results = _get(doc, "results", list, "a list")
+    for i, item in enumerate(raw_results):
+        if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)):
+            raise _bad(f"results[{i}] must be [reason, winners, points, values, last_seat]")
+        last = item[4]
+        if isinstance(last, bool) or not isinstance(last, int):
+            raise _bad(f"results[{i}] last_seat must be an int")
+        results.append(
+            RoundResult(
+                item[0],
+                _ints(item[1], f"results[{i}].winners"),
+                _ints(item[2], f"results[{i}].points", n),
+                _ints(item[3], f"results[{i}].values", n),
+                last,
+            )
+        )
+    if index < 0 or len(results) != index + (1 if over else 0):
+        raise _bad(
+            f"{len(results)} results do not fit round_index {index} of a game "
+            + ("that is over" if over else "in progress")
+        )
+    game._results = results
+    game._history = [
+        _ints(h, f"history[{i}]", n) for i, h in enumerate(_get(doc, "history", list, "a list"))
+    ]
+    if len(game._history) != len(results):
+        raise _bad("history must have one entry per result")
+    game._over = over
+    game._winners = _ints(doc.get("winners"), "winners")
+    game._losers = _ints(doc.get("losers"), "losers")
+    kozel = doc.get("kozel")
+    if game._base == "kozel":
+        if not isinstance(kozel, dict):
+            raise _bad("field 'kozel' must be a map for a Kozel game")
+        opened = kozel.get("opened")
+        if not isinstance(opened, list) or len(opened) != n:
+            raise _bad(f"kozel.opened must be a list of {n} bools")
+        if any(not isinstance(o, bool) for o in opened):
+            raise _bad("kozel.opened must be a list of bools")
+        hanging = _ints(kozel.get("hanging"), "kozel.hanging", n)
+        pot = _get(kozel, "pot", int, "an int")
+        game._kozel = KozelAccounts(game._scores, tuple(opened), hanging, pot)
+    elif kozel is not None:
+        raise _bad("field 'kozel' must be nil outside Kozel")
+    return game
+
+
+def new_game(variant: str, players: int = 2, seed: int = 0, **options: Any) -> Game:
+    """A new game of ``variant`` for ``players``, dealt from ``seed``.
+
+    The options are checked by ``bones.variant(variant).resolve(players, **options)``
+    (:class:`~bones.OptionError` for an unknown variant, option or value); the first
+    round is dealt at once.
+    """
+    return Game(variant, players, seed, **options)

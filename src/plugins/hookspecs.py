@@ -1,0 +1,36 @@
+"""The hooks a bones plugin can implement.
+
+A plugin is any module or object with functions marked ``@bones.plugins.hookimpl`` whose
+names are hooks below.  Installed packages expose plugins through the ``bones`` entry-point
+group; the built-in variants are registered the same way.  See ``docs/plugins.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ..variant import Variant
+
+__all__ = ["hookimpl", "hookspec"]
+
+hookspec = pluggy.HookspecMarker("bones")
+hookimpl = pluggy.HookimplMarker("bones")
+
+
+@hookspec
+def register_variants(register: Callable[[Variant], None]) -> None:
+    """Register rule variants.
+
+    Call ``register(variant)`` once per :class:`bones.Variant` the plugin provides.  The
+    name must be unique among all installed plugins; a plugin that registers a name that
+    is already taken, or anything that is not a ``Variant``, is reported and skipped as a
+    whole.  The usual way to make one is to derive it from a built-in::
+
+        @hookimpl
+        def register_variants(register):
+            register(bones.variant("straight").with_defaults("muggins", spinner_rule="none"))
+    """

@@ -1,0 +1,135 @@
+"""The plugin manager: built-in plugins first, then installed third-party ones.
+
+The built-in plugin modules are registered exactly as a third-party plugin would be; then
+every entry point of the ``bones`` group is loaded.  A third-party plugin that fails to
+import or to register is reported (a :class:`PluginWarning`, and ``bones plugins``) and
+skipped; it never takes the engine down.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import threading
+import warnings
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+
+__all__ = [
+    "BUILTIN_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "BonesPluginManager",
+    "PluginWarning",
+    "get_plugin_manager",
+    "reset_plugin_manager",
+]
+
+#: The entry-point group installed plugins use (``[project.entry-points.bones]``).
+ENTRY_POINT_GROUP = "bones"
+
+#: Plugin modules that ship with bones, registered before any third-party plugin.
+BUILTIN_PLUGINS = ("bones.plugins.builtin_variants",)
+
+
+class PluginWarning(UserWarning):
+    """A plugin could not be loaded or registered and was skipped."""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class BonesPluginManager(pluggy.PluginManager):
+    """A ``pluggy.PluginManager`` for the ``bones`` project that remembers broken plugins.
+
+    ``load_errors`` maps the entry-point name of each plugin that could not be loaded to
+    ``{"error": ..., "dist": ..., "version": ..., "value": ...}``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("bones")
+        self.add_hookspecs(hookspecs)
+        self.load_errors: dict[str, dict[str, Any]] = {}
+
+    def report(self, name: str, exc: BaseException, **origin: Any) -> str:
+        """Record and warn that plugin ``name`` was skipped; return the one-line error."""
+        error = _one_line(exc)
+        self.load_errors[name] = {"error": error, **origin}
+        warnings.warn(f"bones plugin {name!r} skipped: {error}", PluginWarning, stacklevel=3)
+        return error
+
+    def load_entry_point_plugins(self, group: str = ENTRY_POINT_GROUP) -> int:
+        """Load every installed plugin of ``group``; each failure is reported and skipped.
+
+        Each entry point goes through pluggy's own ``load_setuptools_entrypoints`` (one name
+        at a time, so that one broken plugin cannot stop the others).  Returns the number
+        of plugins loaded.
+        """
+        loaded = 0
+        seen: dict[str, str] = {}
+        for dist in list(importlib.metadata.distributions()):
+            dist_name = dist.metadata["Name"]
+            for ep in dist.entry_points:
+                if ep.group != group:
+                    continue
+                origin = {"dist": dist_name, "version": dist.version, "value": ep.value}
+                if ep.name in seen:
+                    if seen[ep.name] != dist_name:
+                        self.report(
+                            f"{ep.name} ({dist_name})",
+                            ValueError(
+                                f"entry point name {ep.name!r} is already used by {seen[ep.name]}"
+                            ),
+                            **origin,
+                        )
+                    continue
+                seen[ep.name] = dist_name
+                if self.get_plugin(ep.name) is not None or self.is_blocked(ep.name):
+                    continue
+                try:
+                    loaded += self.load_setuptools_entrypoints(group, name=ep.name)
+                except Exception as exc:  # a plugin must not take bones down
+                    if self.get_plugin(ep.name) is not None:
+                        self.unregister(name=ep.name)
+                    self.report(ep.name, exc, **origin)
+        return loaded
+
+    def distinfo(self, plugin: object) -> tuple[str, str] | None:
+        """``(dist name, version)`` of a plugin loaded from an entry point, else ``None``."""
+        for candidate, dist in self.list_plugin_distinfo():
+            if candidate is plugin:
+                return dist.project_name, dist.version
+        return None
+
+
+_lock = threading.RLock()
+_manager: BonesPluginManager | None = None
+
+
+def get_plugin_manager() -> BonesPluginManager:
+    """The process-wide plugin manager (built once; see :func:`reset_plugin_manager`).
+
+    The built-in plugins are registered first; the manager is then already returned to a
+    re-entrant call (a third-party plugin that asks for ``bones.variant("straight")``
+    while it is being imported) before the entry points are loaded.
+    """
+    global _manager
+    with _lock:
+        if _manager is None:
+            pm = BonesPluginManager()
+            for module_name in BUILTIN_PLUGINS:
+                pm.register(importlib.import_module(module_name), name=module_name)
+            _manager = pm
+            pm.load_entry_point_plugins()
+        return _manager
+
+
+def reset_plugin_manager() -> None:
+    """Forget the cached manager: the next call builds a new one (plugins are reloaded)."""
+    global _manager
+    with _lock:
+        _manager = None

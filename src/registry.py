@@ -1,0 +1,186 @@
+"""The variant registry: every variant registered by a plugin, the built-ins included.
+
+Built lazily from the plugin manager on first use and cached; :func:`reset` forgets it
+(tests).  Importing this module does not import the compiled core.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import OptionError
+from .plugins.manager import (
+    BUILTIN_PLUGINS,
+    BonesPluginManager,
+    PluginWarning,
+    get_plugin_manager,
+    reset_plugin_manager,
+)
+from .variant import Variant
+
+__all__ = ["plugins", "reset", "variant", "variants"]
+
+
+@dataclass
+class _Registry:
+    variants: dict[str, Variant] = field(default_factory=dict)
+    by_plugin: dict[str, list[str]] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    done: set[str] = field(default_factory=set)  # plugins whose hook has been called
+    loaded: bool = False  # the plugin manager is complete (every entry point loaded)
+
+
+_lock = threading.RLock()
+_cache: _Registry | None = None
+_building: _Registry | None = None
+
+
+def _collect(pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | None = None) -> None:
+    """Call each plugin's ``register_variants`` on its own, so a broken one is skipped whole.
+
+    The built-in plugins run first and each plugin's variants are added as soon as its hook
+    returns, so a plugin may call :func:`variant` on a built-in to derive from it (in its
+    hook, or at import time).  ``only``: collect just these plugins now.
+    """
+    impls = [
+        i
+        for i in pm.hook.register_variants.get_hookimpls()
+        if not (i.hookwrapper or i.wrapper) and i.plugin_name not in reg.done
+        if only is None or i.plugin_name in only
+    ]
+    # built-ins first, then registration order (pluggy's call order is the reverse)
+    impls.sort(key=lambda i: i.plugin_name not in BUILTIN_PLUGINS)
+    for impl in impls:
+        plugin = impl.plugin_name
+        if plugin in reg.done:
+            continue
+        reg.done.add(plugin)
+        found: list[Variant] = []
+
+        def register(variant: Variant, _found: list[Variant] = found) -> None:
+            if not isinstance(variant, Variant):
+                raise TypeError(f"register() takes a bones.Variant, not {type(variant).__name__}")
+            _found.append(variant)
+
+        try:
+            impl.function(*[{"register": register}[arg] for arg in impl.argnames])
+            names: set[str] = set()
+            for v in found:
+                if v.name in names:
+                    raise OptionError(f"variant {v.name!r} is registered twice by {plugin!r}")
+                if v.name in reg.variants:
+                    raise OptionError(
+                        f"variant {v.name!r} is registered by both "
+                        f"{reg.variants[v.name].plugin!r} and {plugin!r}"
+                    )
+                names.add(v.name)
+        except Exception as exc:  # a plugin must not take bones down
+            lines = str(exc).strip().splitlines()
+            error = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+            reg.errors[plugin] = error
+            warnings.warn(f"bones plugin {plugin!r} skipped: {error}", PluginWarning, stacklevel=4)
+            continue
+        for v in found:
+            reg.variants[v.name] = dataclasses.replace(v, plugin=plugin)
+        reg.by_plugin[plugin] = [v.name for v in found]
+
+
+def _registry() -> _Registry:
+    global _cache, _building
+    with _lock:
+        if _cache is not None:
+            return _cache
+        if _building is not None:
+            # a plugin asks for a variant while it is imported or while its hook runs
+            if not _building.loaded:
+                _collect(get_plugin_manager(), _building, only=BUILTIN_PLUGINS)
+            return _building
+        _building = _Registry()
+        try:
+            pm = get_plugin_manager()
+            _building.loaded = True
+            _collect(pm, _building)
+            _cache = _building
+        finally:
+            _building = None
+        return _cache
+
+
+def reset(*, plugins: bool = True) -> None:
+    """Forget the cached registry.  With ``plugins=True`` (default) also forget the plugin
+    manager, so installed plugins are loaded again; ``plugins=False`` keeps the manager
+    (after ``get_plugin_manager().register(obj)`` in a test)."""
+    global _cache
+    with _lock:
+        _cache = None
+        if plugins:
+            reset_plugin_manager()
+
+
+def variants() -> list[str]:
+    """The names of all registered variants, sorted."""
+    return sorted(_registry().variants)
+
+
+def variant(name: str | Variant) -> Variant:
+    """The variant registered as ``name``; :class:`OptionError` listing the known names.
+
+    A :class:`Variant` is returned as it is, so callers may take either.
+    """
+    if isinstance(name, Variant):  # already a variant: handy for callers taking either
+        return name
+    try:
+        return _registry().variants[name]
+    except (KeyError, TypeError):
+        raise OptionError(
+            f"unknown variant {name!r}; known variants: {', '.join(variants())}"
+        ) from None
+
+
+def plugins() -> list[dict[str, Any]]:
+    """Every plugin: ``name``, ``source`` (``builtin``, ``entry point`` or ``registered``),
+    ``module``, ``hooks``, ``unknown_hooks`` (implemented but not bones hooks), ``variants``,
+    ``dist`` and ``version`` (entry points), ``error`` (``None`` unless the plugin was
+    skipped)."""
+    pm = get_plugin_manager()
+    reg = _registry()
+    out: list[dict[str, Any]] = []
+    for name, plugin in pm.list_name_plugin():
+        if plugin is None:  # blocked
+            continue
+        callers = pm.get_hookcallers(plugin) or []
+        info = pm.distinfo(plugin)
+        source = "builtin" if name in BUILTIN_PLUGINS else "entry point" if info else "registered"
+        out.append(
+            {
+                "name": name,
+                "source": source,
+                "module": getattr(plugin, "__name__", None)
+                or f"{type(plugin).__module__}.{type(plugin).__qualname__}",
+                "hooks": sorted(c.name for c in callers),
+                "unknown_hooks": sorted(c.name for c in callers if not c.has_spec()),
+                "variants": list(reg.by_plugin.get(name, [])),
+                "dist": info[0] if info else None,
+                "version": info[1] if info else None,
+                "error": reg.errors.get(name),
+            }
+        )
+    for name, failed in pm.load_errors.items():
+        out.append(
+            {
+                "name": name,
+                "source": "entry point",
+                "module": failed.get("value"),
+                "hooks": [],
+                "unknown_hooks": [],
+                "variants": [],
+                "dist": failed.get("dist"),
+                "version": failed.get("version"),
+                "error": failed["error"],
+            }
+        )
+    return out

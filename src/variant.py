@@ -1,0 +1,320 @@
+"""Rules as data: a variant is a named, immutable set of options over one core rule family.
+
+A :class:`Variant` names the core rule family that executes it (``base``), the player
+counts it allows and its :class:`Option` table.  :meth:`Variant.resolve` checks a player
+count and a set of overrides once, in Python, and returns a plain dict with every option
+filled in; that dict is what the core compiles into the struct it reads in its hot loops.
+
+This module imports neither the core nor the plugin machinery, so it is usable on its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .errors import OptionError
+
+__all__ = ["BASES", "MAX_TILES", "Option", "Variant", "at_least", "show"]
+
+#: The core rule families a variant can run on.
+BASES = ("straight", "multiplayer", "kozel", "block", "draw")
+
+#: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
+MAX_TILES = 28
+
+#: ``(round, move, count) -> points``: replaces the built-in per-move scoring (slow path).
+MoveScorer = Callable[[Any, Any, int], int]
+
+
+def show(value: object) -> str:
+    """Render an option value the way the docs and ``bones variants`` write it.
+
+    Strings are written bare, booleans and numbers as Python writes them, and a
+    per-player-count mapping as ``{2: 7, 3: 5, 4: 5}``.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equality that keeps ``True`` apart from ``1`` (an option is a bool or an int, never both)."""
+    return type(a) is type(b) and a == b
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def at_least(minimum: int) -> Callable[[object], bool]:
+    """A check for a free integer option: ``Option(..., check=at_least(1))``.
+
+    The check carries its description (``"an int >= 1"``), which the option uses as its
+    ``expects`` unless one is given.
+    """
+
+    def check(value: object) -> bool:
+        return _is_int(value) and value >= minimum  # type: ignore[operator]
+
+    check.__name__ = f"int_at_least_{minimum}"
+    check.expects = f"an int >= {minimum}"  # type: ignore[attr-defined]
+    return check
+
+
+def _frozen(mapping: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
+    """A read-only copy (nested mappings too)."""
+    return MappingProxyType(
+        {k: _frozen(v) if isinstance(v, Mapping) else v for k, v in (mapping or {}).items()}
+    )
+
+
+@dataclass(frozen=True)
+class Option:
+    """One named rule option of a variant.
+
+    ``choices`` is the tuple of allowed values, the default first; ``None`` means a free
+    value accepted by ``check`` (described in words by ``expects``, e.g. ``"an int >= 1"``).
+    ``per_players`` marks an option (``hand_size``) whose value may also be a mapping
+    ``{players: value}`` or the name of one of its ``presets``; :meth:`Variant.resolve`
+    turns it into the plain value for the player count.  ``doc`` is one line from
+    RULES.md and ``source`` its source tags there.
+    """
+
+    name: str
+    default: Any = field(hash=False)
+    choices: tuple[Any, ...] | None = None
+    doc: str = ""
+    source: str = ""
+    check: Callable[[object], bool] | None = field(default=None, compare=False)
+    expects: str | None = None
+    presets: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    per_players: bool = False
+
+    def __post_init__(self) -> None:
+        if self.choices is None and self.check is None:
+            raise TypeError(f"option {self.name!r}: give choices or a check")
+        if self.choices is not None:
+            object.__setattr__(self, "choices", tuple(self.choices))
+        if self.expects is None and self.check is not None:
+            object.__setattr__(self, "expects", getattr(self.check, "expects", None))
+        object.__setattr__(self, "presets", _frozen(self.presets))
+        if isinstance(self.default, Mapping):
+            object.__setattr__(self, "default", _frozen(self.default))
+
+    # -- descriptions -------------------------------------------------------------------
+
+    @property
+    def allowed(self) -> str:
+        """The allowed values in words, as error messages and ``bones variants`` write them."""
+        if self.choices is not None:
+            text = ", ".join(repr(c) for c in self.choices)
+            plain = f"one of {text}" if len(self.choices) > 1 else f"{text}"
+        else:
+            plain = self.expects or "a value accepted by " + getattr(self.check, "__name__", "?")
+        if self.per_players:
+            plain += ", a dict {players: value}"
+            if self.presets:
+                plain += " or a preset (" + ", ".join(repr(p) for p in self.presets) + ")"
+        return plain
+
+    def accepts(self, value: object) -> bool:
+        """Whether ``value`` (already resolved for a player count) is allowed."""
+        if self.choices is not None:
+            return any(_same(value, c) for c in self.choices)
+        assert self.check is not None
+        try:
+            return bool(self.check(value))
+        except Exception:  # a check that cannot handle the type rejects it
+            return False
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (mapping keys become strings)."""
+        return {
+            "name": self.name,
+            "default": _jsonable(self.default),
+            "choices": None if self.choices is None else [_jsonable(c) for c in self.choices],
+            "expects": self.expects,
+            "presets": {k: _jsonable(v) for k, v in self.presets.items()},
+            "per_players": self.per_players,
+            "doc": self.doc,
+            "source": self.source,
+        }
+
+    # -- resolution ---------------------------------------------------------------------
+
+    def resolve(self, variant: str, value: object, players: int) -> Any:
+        """The plain value for ``players``; :class:`OptionError` if it is not allowed."""
+        original = value
+        if self.per_players:
+            if isinstance(value, str) and value in self.presets:
+                value = self.presets[value]
+            if isinstance(value, Mapping):
+                per = _int_keys(value)
+                if per is None or players not in per:
+                    raise OptionError(
+                        f"{variant}: option {self.name!r} gives no value for {players} "
+                        f"players; got {show(original)}"
+                    )
+                value = per[players]
+        if not self.accepts(value):
+            raise OptionError(
+                f"{variant}: option {self.name!r} must be {self.allowed}; got {original!r}"
+            )
+        return value
+
+
+def _int_keys(mapping: Mapping[Any, Any]) -> dict[int, Any] | None:
+    """``{"2": 7}`` (as JSON gives it) -> ``{2: 7}``; ``None`` if a key is not a count."""
+    out: dict[int, Any] = {}
+    for key, value in mapping.items():
+        if isinstance(key, bool):
+            return None
+        try:
+            out[int(key)] = value
+        except (TypeError, ValueError):
+            return None
+    return out
+
+
+def _jsonable(value: object) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named rule set: a core rule family (``base``) plus option values.
+
+    ``players``: the allowed player counts.  ``options``: name -> :class:`Option`.
+    ``move_scorer``: optional ``(round, move, count) -> int`` replacing the built-in
+    per-move scoring; it is called from Python after every placement, so it is the slow
+    path (the built-in variants never use it).  ``plugin``: the name of the plugin that
+    registered the variant, filled in by the registry.
+    """
+
+    name: str
+    base: str
+    description: str
+    players: tuple[int, ...]
+    options: Mapping[str, Option] = field(hash=False)
+    move_scorer: MoveScorer | None = field(default=None, compare=False)
+    plugin: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError("a variant needs a non-empty name")
+        if self.base not in BASES:
+            raise OptionError(
+                f"{self.name}: base must be one of {', '.join(map(repr, BASES))}; got {self.base!r}"
+            )
+        players = tuple(self.players)
+        if not players or any(not _is_int(n) or not 2 <= n <= 4 for n in players):
+            raise OptionError(f"{self.name}: players must be counts from 2 to 4; got {players!r}")
+        object.__setattr__(self, "players", players)
+        options = self.options
+        if not isinstance(options, Mapping):
+            options = {o.name: o for o in options}  # an iterable of Options is accepted too
+        for key, option in options.items():
+            if not isinstance(option, Option) or option.name != key:
+                raise TypeError(f"{self.name}: options[{key!r}] must be an Option named {key!r}")
+        object.__setattr__(self, "options", MappingProxyType(dict(options)))
+        if self.move_scorer is not None and not callable(self.move_scorer):
+            raise TypeError(f"{self.name}: move_scorer must be callable")
+        for n in self.players:  # every default must be valid for every allowed count
+            self.resolve(n)
+
+    def resolve(self, players: int, **overrides: Any) -> dict[str, Any]:
+        """Check ``players`` and ``overrides``; return every option's value plus ``players``.
+
+        ``hand_size`` comes back as the int for this player count.  Raises
+        :class:`~bones.errors.OptionError` naming the variant, the option and the allowed
+        values for an unknown option, a value outside the choices, a player count the
+        variant does not allow, or a deal that needs more than 28 tiles.
+        """
+        if not _is_int(players) or players not in self.players:
+            raise OptionError(
+                f"{self.name}: players must be one of {', '.join(map(str, self.players))}; "
+                f"got {players!r}"
+            )
+        unknown = [k for k in overrides if k not in self.options]
+        if unknown:
+            raise OptionError(
+                f"{self.name}: unknown option {unknown[0]!r}; options are "
+                + (", ".join(self.options) or "(none)")
+            )
+        resolved: dict[str, Any] = {}
+        for name, option in self.options.items():
+            value = overrides.get(name, option.default)
+            resolved[name] = option.resolve(self.name, value, players)
+        hand_size = resolved.get("hand_size")
+        if hand_size is not None and players * hand_size > MAX_TILES:
+            raise OptionError(
+                f"{self.name}: option 'hand_size' {hand_size} with {players} players needs "
+                f"{players * hand_size} tiles; the set has {MAX_TILES}"
+            )
+        resolved["players"] = players
+        return resolved
+
+    def with_defaults(
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        players: Iterable[int] | None = None,
+        move_scorer: MoveScorer | None = None,
+        **defaults: Any,
+    ) -> Variant:
+        """A derived variant: same base and options, new name and new defaults.
+
+        ``players`` may narrow the allowed counts; ``move_scorer`` installs the slow-path
+        per-move scorer.  Each new default is checked like an override (a per-player
+        option is checked for every allowed count) and moved to the front of its choices.
+        """
+        unknown = [k for k in defaults if k not in self.options]
+        if unknown:
+            raise OptionError(
+                f"{self.name}: unknown option {unknown[0]!r}; options are "
+                + ", ".join(self.options)
+            )
+        options = dict(self.options)
+        for key, value in defaults.items():
+            old = options[key]
+            choices = old.choices
+            if choices is not None and any(_same(value, c) for c in choices):
+                choices = (value,) + tuple(c for c in choices if not _same(value, c))
+            options[key] = dataclasses.replace(old, default=value, choices=choices)
+        return Variant(
+            name=name or self.name,
+            base=self.base,
+            description=self.description if description is None else description,
+            players=self.players if players is None else tuple(players),
+            options=options,
+            move_scorer=self.move_scorer if move_scorer is None else move_scorer,
+            plugin=None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description of the variant and its options."""
+        return {
+            "name": self.name,
+            "base": self.base,
+            "description": self.description,
+            "players": list(self.players),
+            "plugin": self.plugin,
+            "move_scorer": None if self.move_scorer is None else _qualname(self.move_scorer),
+            "options": {k: o.to_dict() for k, o in self.options.items()},
+        }
+
+
+def _qualname(fn: object) -> str:
+    module = getattr(fn, "__module__", None) or "?"
+    return f"{module}.{getattr(fn, '__qualname__', repr(fn))}"
