@@ -20,7 +20,9 @@ class Observation:
 
     __slots__ = (
         "seat",
+        "side",
         "variant",
+        "options",
         "players",
         "hand",
         "hand_sizes",
@@ -38,7 +40,9 @@ class Observation:
         self,
         *,
         seat: int,
+        side: int,
         variant: str,
+        options: dict[str, Any],
         players: int,
         hand: tuple[Tile, ...],
         hand_sizes: tuple[int, ...],
@@ -52,7 +56,9 @@ class Observation:
         legal_moves: tuple[Move, ...],
     ) -> None:
         self.seat = seat
+        self.side = side
         self.variant = variant
+        self.options = options
         self.players = players
         self.hand = hand
         self.hand_sizes = hand_sizes
@@ -79,6 +85,16 @@ class Observation:
             f"ends={dict(self.ends)} to_move={self.to_move}>"
         )
 
+    def points_after(self, move: Move | str) -> int:
+        """The points ``move`` would score for this seat's side now (the All Fives count
+        rule, or the variant's move_scorer; 0 where moves do not score).  Computed from
+        the public layout alone."""
+        from .core.round import points_after
+
+        return points_after(
+            self.variant, self.players, self.options, self.layout, move, self.scores[self.side]
+        )
+
     def to_msgpack(self) -> bytes:
         """Bytes in the versioned schema of docs/serialization.md."""
         events = [
@@ -90,7 +106,9 @@ class Observation:
                 SCHEMA_VERSION,
                 "observation",
                 self.seat,
+                self.side,
                 self.variant,
+                self.options,
                 self.players,
                 [str(t) for t in self.hand],
                 list(self.hand_sizes),
@@ -115,16 +133,18 @@ class Observation:
             raise ValueError(f"not a bones observation: {exc}") from None
         if (
             not isinstance(obj, list)
-            or len(obj) != 15
+            or len(obj) != 17
             or obj[:2] != [SCHEMA_VERSION, "observation"]
         ):
             raise ValueError("not a bones observation (schema 1): wrong header or length")
         try:
-            (_, _, seat, variant, players, hand, sizes, stock, ends, layout, count, events,
+            (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout, count, events,
              scores, to_move, legal) = obj  # fmt: skip
             return cls(
                 seat=int(seat),
+                side=int(side),
                 variant=str(variant),
+                options=dict(options),
                 players=int(players),
                 hand=tuple(Tile.parse(t) for t in hand),
                 hand_sizes=tuple(int(n) for n in sizes),

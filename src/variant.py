@@ -26,7 +26,8 @@ BASES = ("straight", "multiplayer", "kozel", "block", "draw")
 #: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
 MAX_TILES = 28
 
-#: ``(round, move, count) -> points``: replaces the built-in per-move scoring (slow path).
+#: ``(layout, move, count) -> points``: replaces the built-in per-move scoring (slow path);
+#: ``layout`` is the tuple of placements before ``move``, public information only.
 MoveScorer = Callable[[Any, Any, int], int]
 
 
@@ -195,7 +196,7 @@ class Variant:
     """A named rule set: a core rule family (``base``) plus option values.
 
     ``players``: the allowed player counts.  ``options``: name -> :class:`Option`.
-    ``move_scorer``: optional ``(round, move, count) -> int`` replacing the built-in
+    ``move_scorer``: optional ``(layout, move, count) -> int`` replacing the built-in
     per-move scoring; it is called from Python after every placement, so it is the slow
     path (the built-in variants never use it).  ``plugin``: the name of the plugin that
     registered the variant, filled in by the registry.

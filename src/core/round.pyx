@@ -9,7 +9,7 @@ from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
 from bones.core.state cimport (
     KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_PASS, PLAYING, Outcome, Ply,
-    add_points, apply_move, deal_random, find_move, finish_move, layout_count, opening,
+    add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
     outcome, play, state_init, undo,
 )
 from bones.core.tiles cimport tile_at, to_mask, to_tile_index
@@ -209,7 +209,7 @@ cdef class Round:
         apply_move(&self.st, code)
         cdef Ply* p = &self.st.plies[self.st.n_plies - 1]
         if code >> 20 <= KIND_DOUBLE_DOUBLE:
-            points = self.rules.move_scorer(self, move_of(code), p.count)
+            points = self.rules.move_scorer(self.layout[:-1], move_of(code), p.count)
             if points:
                 add_points(&self.st, p.seat, int(points))
         finish_move(&self.st)
@@ -372,7 +372,9 @@ cdef class Round:
         mine = self.st.status == PLAYING and self.st.to_move == seat
         return Observation(
             seat=seat,
+            side=self.rules.c.side_of[seat],
             variant=self.variant,
+            options=dict(self.rules.overrides),
             players=self.rules.c.players,
             hand=tiles_of_mask(self.st.hand[seat]),
             hand_sizes=self.hand_sizes,
@@ -497,3 +499,35 @@ cdef class Round:
         from bones.core.text import draw_round
 
         return draw_round(self)
+
+
+def points_after(str variant, int players, dict options, layout, move, int side_score=0):
+    """The points ``move`` would score for its side on the public ``layout`` (a sequence of
+    placements), under ``variant`` with ``options``: what a bot may compute from its
+    observation.  ``side_score`` matters only with ``exact_target``."""
+    cdef CompiledRules rules = compile_rules(variant, players, options)
+    cdef State s
+    cdef uint32_t hands[4]
+    cdef int32_t sc[4]
+    cdef uint32_t code = move_code(move)
+    cdef int count, points, i
+    for i in range(4):
+        hands[i] = 0
+        sc[i] = 0
+    state_init(&s, &rules.c, hands, NULL, 0, 0, -1, sc)
+    for placed in layout:
+        if not lay(&s, move_code(placed)):
+            raise ValueError(f"{placed} does not fit the layout")
+    if code >> 20 > KIND_DOUBLE_DOUBLE:
+        return 0
+    if not lay(&s, code):
+        raise ValueError(f"{move_of(code)} does not fit the layout")
+    count = layout_count(&s)
+    if rules.c.python_scorer:
+        return int(rules.move_scorer(tuple(layout), move_of(code), count))
+    if not rules.c.count_scoring or count <= 0 or count % 5:
+        return 0
+    points = count // rules.c.score_scale
+    if rules.c.target and rules.c.exact_target and side_score + points > rules.c.target:
+        return 0
+    return points

@@ -86,6 +86,7 @@ cdef void opening(const Rules* r, const uint32_t* hands, int* leader,
                   int* lead_tile) noexcept nogil
 cdef int find_move(const State* s, uint32_t move) noexcept nogil
 cdef void play(State* s, uint32_t move) noexcept nogil
+cdef bint lay(State* s, uint32_t move) noexcept nogil
 cdef void apply_move(State* s, uint32_t move) noexcept nogil
 cdef void finish_move(State* s) noexcept nogil
 cdef void undo(State* s) noexcept nogil

@@ -339,6 +339,34 @@ cdef void play(State* s, uint32_t move) noexcept nogil:
     finish_move(s)
 
 
+cdef bint lay(State* s, uint32_t move) noexcept nogil:
+    """Put a placement's tiles on the table with no hand and no undo record, for a layout
+    rebuilt from public information; False when the tile does not fit the end."""
+    cdef Ply scratch
+    cdef int kind = move >> 20, t = move & 31, e = (move >> 5) & 31, slot
+    if kind > KIND_DOUBLE_DOUBLE or t >= 28 or s.table >> t & 1:
+        return False
+    scratch.opened = -1
+    if e == END_LEAD:
+        if s.n_placed or kind != KIND_PLACE:
+            return False
+        place_lead(s, t)
+        s.table |= 1u << t
+        s.n_placed = 1
+        return True
+    for slot in range(2 if kind == KIND_DOUBLE_DOUBLE else 1):
+        if slot:
+            t = (move >> 10) & 31
+            e = (move >> 15) & 31
+        if (not s.n_placed or e >= s.n_ends or not s.ends[e].live or t >= 28
+                or s.table >> t & 1 or not PIP_MASK[s.ends[e].v] >> t & 1):
+            return False
+        place(s, &scratch, slot, t, e)
+        s.table |= 1u << t
+        s.n_placed += 1
+    return True
+
+
 cdef void undo(State* s) noexcept nogil:
     """Unmake the last move and the forced events after it."""
     cdef Ply* p

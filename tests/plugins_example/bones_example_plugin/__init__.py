@@ -11,7 +11,7 @@ from bones.plugins import hookimpl
 __version__ = "0.1.0"
 
 
-def fives_and_threes(round: Any, move: Any, count: int) -> int:
+def fives_and_threes(layout: Any, move: Any, count: int) -> int:
     """Fives and Threes: one point per 5 and one per 3 that divides the count (15 -> 8)."""
     if count <= 0:
         return 0
