@@ -138,8 +138,8 @@ class Observation:
         ):
             raise ValueError("not a bones observation (schema 1): wrong header or length")
         try:
-            (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout, count, events,
-             scores, to_move, legal) = obj  # fmt: skip
+            (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout,
+             count, events, scores, to_move, legal) = obj  # fmt: skip
             return cls(
                 seat=int(seat),
                 side=int(side),
