@@ -10,7 +10,8 @@ class Event(NamedTuple):
 
     ``kind`` is ``"play"`` (``move`` placed by ``seat``; ``count`` is the layout count after
     it, ``points`` what it scored), ``"draw"`` (``seat`` drew ``count`` tiles, unseen by the
-    others) or ``"pass"``.
+    others), ``"pass"``, or ``"muggins"`` (``seat`` claimed ``points`` that the previous
+    player failed to claim; All Fives with ``muggins_claim``).
     """
 
     kind: str

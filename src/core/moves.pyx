@@ -2,7 +2,9 @@
 
 from libc.stdint cimport uint32_t
 
-from bones.core.state cimport END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_PASS, MAX_ENDS
+from bones.core.state cimport (
+    CLAIM_BIT, END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_ENDS, kind_of,
+)
 from bones.core.tiles cimport tile_at, to_tile_index
 
 END_NAMES = ("W", "E", "N", "S") + tuple(
@@ -15,7 +17,9 @@ cdef dict _OTHERS = {}                # interned double-doubles, draw and pass
 
 cdef class Move:
     """A move: ``6-4`` (lead), ``6-4@W`` (placement at W, E, N, S, N2, ...),
-    ``2-2@W+5-5@E`` (Kozel's double-double), ``draw`` or ``pass``.
+    ``2-2@W+5-5@E`` (Kozel's double-double), ``draw`` or ``pass``.  With the All Fives
+    option ``muggins_claim``, ``6-4@W!`` places and claims the count, and ``muggins``
+    claims the count the previous player failed to claim.
 
     Instances are interned: equal moves are usually the same object.
     """
@@ -30,58 +34,72 @@ cdef class Move:
 
     @property
     def kind(self):
-        """``"place"``, ``"double_double"``, ``"draw"`` or ``"pass"``."""
-        return ("place", "double_double", "draw", "pass")[self.code >> 20]
+        """``"place"``, ``"double_double"``, ``"draw"``, ``"pass"`` or ``"muggins"``."""
+        return ("place", "double_double", "draw", "pass", "muggins")[kind_of(self.code)]
 
     @property
     def tile(self):
         """The (first) tile placed, or None for draw and pass."""
-        return tile_at(self.code & 31) if self.code >> 20 < KIND_DRAW else None
+        return tile_at(self.code & 31) if kind_of(self.code) < KIND_DRAW else None
 
     @property
     def end(self):
         """Where the (first) tile goes: ``"W"``, ``"E"``, ``"N"``, ...; None for a lead."""
         cdef uint32_t e = (self.code >> 5) & 31
-        if self.code >> 20 >= KIND_DRAW or e == END_LEAD:
+        if kind_of(self.code) >= KIND_DRAW or e == END_LEAD:
             return None
         return END_NAMES[e]
 
     @property
     def tile2(self):
         """The second double of a double-double, else None."""
-        return tile_at((self.code >> 10) & 31) if self.code >> 20 == KIND_DOUBLE_DOUBLE else None
+        return tile_at((self.code >> 10) & 31) if self.is_double_double else None
 
     @property
     def end2(self):
-        return END_NAMES[(self.code >> 15) & 31] if self.code >> 20 == KIND_DOUBLE_DOUBLE else None
+        return END_NAMES[(self.code >> 15) & 31] if self.is_double_double else None
 
     @property
     def is_lead(self):
-        return self.code >> 20 == 0 and (self.code >> 5) & 31 == END_LEAD
+        return kind_of(self.code) == 0 and (self.code >> 5) & 31 == END_LEAD
 
     @property
     def is_draw(self):
-        return self.code >> 20 == KIND_DRAW
+        return kind_of(self.code) == KIND_DRAW
 
     @property
     def is_pass(self):
-        return self.code >> 20 == KIND_PASS
+        return kind_of(self.code) == KIND_PASS
 
     @property
     def is_double_double(self):
-        return self.code >> 20 == KIND_DOUBLE_DOUBLE
+        return kind_of(self.code) == KIND_DOUBLE_DOUBLE
+
+    @property
+    def is_claim(self):
+        """A placement that claims its count (``muggins_claim``)."""
+        return bool(self.code & CLAIM_BIT)
+
+    @property
+    def is_muggins(self):
+        """Claiming the count the previous player failed to claim."""
+        return kind_of(self.code) == KIND_MUGGINS
 
     def __str__(self):
-        cdef uint32_t kind = self.code >> 20
+        cdef uint32_t kind = kind_of(self.code)
         if kind == KIND_DRAW:
             return "draw"
         if kind == KIND_PASS:
             return "pass"
+        if kind == KIND_MUGGINS:
+            return "muggins"
         first = str(tile_at(self.code & 31))
         if (self.code >> 5) & 31 != END_LEAD:
             first += "@" + END_NAMES[(self.code >> 5) & 31]
         if kind == KIND_DOUBLE_DOUBLE:
             first += f"+{tile_at((self.code >> 10) & 31)}@{END_NAMES[(self.code >> 15) & 31]}"
+        if self.code & CLAIM_BIT:
+            first += "!"
         return first
 
     def __repr__(self):
@@ -117,6 +135,13 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
         return KIND_DRAW << 20
     if word == "pass":
         return KIND_PASS << 20
+    if word == "muggins":
+        return KIND_MUGGINS << 20
+    if word.endswith("!"):
+        a = _parse(text.strip()[:-1])
+        if kind_of(a) > KIND_DOUBLE_DOUBLE or a & CLAIM_BIT:
+            raise ValueError(f"not a move: {text!r}; only a placement can claim its count")
+        return a | CLAIM_BIT
     try:
         first, plus, second = text.partition("+")
         a = _placement(first)
@@ -126,7 +151,7 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
     except ValueError as exc:
         raise ValueError(
             f"not a move: {text!r} ({exc}); write '6-4', '6-4@W', '2-2@W+5-5@E', "
-            "'draw' or 'pass'"
+            "'6-4@W!', 'draw', 'pass' or 'muggins'"
         ) from None
     if (a >> 5) & 31 == END_LEAD or (b >> 5) & 31 == END_LEAD:
         raise ValueError(f"not a move: {text!r}; both halves of a double-double need an end")

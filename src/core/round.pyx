@@ -8,7 +8,8 @@ from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
 from bones.core.state cimport (
-    KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_PASS, PLAYING, Outcome, Ply,
+    CLAIM_BIT,
+    KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, PLAYING, Outcome, Ply, kind_of,
     add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
     outcome, play, state_init, undo,
 )
@@ -208,7 +209,7 @@ cdef class Round:
             return
         apply_move(&self.st, code)
         cdef Ply* p = &self.st.plies[self.st.n_plies - 1]
-        if code >> 20 <= KIND_DOUBLE_DOUBLE:
+        if kind_of(code) <= KIND_DOUBLE_DOUBLE:
             points = self.rules.move_scorer(self.layout[:-1], move_of(code), p.count)
             if points:
                 add_points(&self.st, p.seat, int(points))
@@ -314,7 +315,7 @@ cdef class Round:
     def layout(self):
         """The placements on the table, in play order."""
         return tuple(move_of(self.st.plies[i].move) for i in range(self.st.n_plies)
-                     if self.st.plies[i].move >> 20 <= KIND_DOUBLE_DOUBLE)
+                     if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE)
 
     @property
     def scores(self):
@@ -349,11 +350,13 @@ cdef class Round:
         cdef const Ply* p
         for i in range(self.st.n_plies):
             p = &self.st.plies[i]
-            kind = p.move >> 20
+            kind = kind_of(p.move)
             if kind == KIND_DRAW:
                 out.append(Event("draw", p.seat, None, 1, 0))
             elif kind == KIND_PASS:
                 out.append(Event("pass", p.seat, None, 0, 0))
+            elif kind == KIND_MUGGINS:
+                out.append(Event("muggins", p.seat, move_of(p.move), 0, p.points))
             else:
                 out.append(Event("play", p.seat, move_of(p.move), p.count, p.points))
             if p.drawn:
@@ -518,11 +521,16 @@ def points_after(str variant, int players, dict options, layout, move, int side_
     for placed in layout:
         if not lay(&s, move_code(placed)):
             raise ValueError(f"{placed} does not fit the layout")
-    if code >> 20 > KIND_DOUBLE_DOUBLE:
+    if kind_of(code) == KIND_MUGGINS and rules.c.muggins:
+        count = layout_count(&s)  # a miss can only be claimed before the layout changes
+    elif kind_of(code) > KIND_DOUBLE_DOUBLE:
         return 0
-    if not lay(&s, code):
+    elif not lay(&s, code):
         raise ValueError(f"{move_of(code)} does not fit the layout")
-    count = layout_count(&s)
+    else:
+        count = layout_count(&s)
+        if rules.c.muggins and not code & CLAIM_BIT:
+            return 0
     if rules.c.python_scorer:
         return int(rules.move_scorer(tuple(layout), move_of(code), count))
     if not rules.c.count_scoring or count <= 0 or count % 5:

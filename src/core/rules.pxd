@@ -52,6 +52,7 @@ ctypedef struct Rules:
     uint8_t opening_forced       # the opener must lead the tile that made it the opener
     uint8_t redeal_bad_hand      # Kozel: >= 5 doubles or >= 6 of one number is redealt
     uint8_t python_scorer        # a Python move_scorer replaces count scoring
+    uint8_t muggins              # counts score only when claimed; opponents may claim misses
 
 
 cdef class CompiledRules:

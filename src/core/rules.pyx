@@ -67,6 +67,7 @@ cdef void _fill(Rules* r, str base, int players, dict o, bint python_scorer) exc
     r.sides_first = o.get("spinner_sides_first", True)
     r.count_scoring = r.family == FAMILY_STRAIGHT and not python_scorer
     r.python_scorer = python_scorer
+    r.muggins = r.count_scoring and o.get("muggins_claim", False)
     r.merge_equal_ends = r.family != FAMILY_STRAIGHT
     r.draws = r.family != FAMILY_BLOCK
     if r.family == FAMILY_STRAIGHT:

@@ -14,6 +14,14 @@ cdef enum MoveKind:
     KIND_DOUBLE_DOUBLE = 1       # Kozel: two doubles on the two ends
     KIND_DRAW = 2                # draw one tile by choice
     KIND_PASS = 3                # pass by choice
+    KIND_MUGGINS = 4             # claim the count an opponent failed to claim
+
+cdef enum:
+    CLAIM_BIT = 1 << 23          # on a placement: the player claims its count (muggins_claim)
+
+
+cdef inline int kind_of(uint32_t move) noexcept nogil:
+    return (move >> 20) & 7
 
 cdef enum Status:
     PLAYING = 0
@@ -40,6 +48,8 @@ ctypedef struct Ply:
     int16_t points               # what the move scored for its side (scaled)
     uint8_t prev_passes          # consecutive passes before the move
     int8_t prev_last             # last placer before the move
+    int16_t prev_pending         # state.pending before the move
+    int8_t prev_pending_side     # state.pending_side before the move
     uint8_t chain_seat           # first seat of the forced events after the move
     uint8_t drawn                # tiles that seat was forced to draw
     uint8_t passes               # forced passes after the move
@@ -64,6 +74,8 @@ ctypedef struct State:
     int8_t last_seat             # seat that placed the last tile, -1 before the lead
     uint8_t status               # Status
     int32_t score[4]             # per side: game score before the round + points since
+    int16_t pending              # muggins_claim: points of a count its maker did not claim
+    int8_t pending_side          # the side that failed to claim them
     uint32_t hand0[4]            # the deal, for serialisation and replays
     int32_t score0[4]            # scores at the deal
     Ply plies[MAX_PLIES]         # undo stack

@@ -81,6 +81,46 @@ cdef inline int gen_placements(State* s, uint32_t h) noexcept nogil:
     return n
 
 
+cdef int peek_count(State* s, uint32_t move) noexcept nogil:
+    """The count the layout would have after a single placement, leaving s unchanged."""
+    cdef Ply scratch
+    cdef int t = move & 31, e = (move >> 5) & 31, c, k
+    cdef End saved
+    cdef uint8_t n_ends = s.n_ends, n_spinners = s.n_spinners
+    if e == END_LEAD:
+        place_lead(s, t)
+        c = tile_pips(t)
+        s.n_ends = n_ends
+        s.n_spinners = n_spinners
+        return c
+    saved = s.ends[e]
+    scratch.opened = -1
+    place(s, &scratch, 0, t, e)
+    c = layout_count(s)
+    s.ends[e] = saved
+    if saved.side_of >= 0:
+        s.sp_open[saved.side_of] += 1
+    if scratch.opened >= 0:
+        k = s.sp_arm[scratch.opened]
+        s.ends[k].live = 0
+        s.ends[k + 1].live = 0
+    s.n_ends = n_ends
+    s.n_spinners = n_spinners
+    return c
+
+
+cdef int add_claims(State* s, int n) noexcept nogil:
+    """muggins_claim: next to each placement whose count scores, the same placement with
+    the claim (only a claimed count scores)."""
+    cdef int i, c, total = n
+    for i in range(n):
+        c = peek_count(s, s.moves[i])
+        if c > 0 and c % 5 == 0:
+            s.moves[total] = s.moves[i] | CLAIM_BIT
+            total += 1
+    return total
+
+
 cdef int gen_moves(State* s) noexcept nogil:
     """Fill s.moves with the legal moves of s.to_move; 0 means a forced draw or pass."""
     cdef uint32_t h = s.hand[s.to_move], m
@@ -96,6 +136,8 @@ cdef int gen_moves(State* s) noexcept nogil:
                 s.moves[n] = <uint32_t>ctz(m) | (END_LEAD << 5)
                 n += 1
                 m &= m - 1
+        if s.r.muggins:
+            n = add_claims(s, n)
         s.n_moves = n
         return n
     if s.r.merge_equal_ends and s.n_ends == 2:
@@ -113,6 +155,8 @@ cdef int gen_moves(State* s) noexcept nogil:
                 m &= m - 1
     else:
         n = gen_placements(s, h)
+    if s.r.muggins:
+        n = add_claims(s, n)
     if s.r.double_double and s.ends[0].v != s.ends[1].v:
         t = DOUBLE_OF[s.ends[0].v]
         j = DOUBLE_OF[s.ends[1].v]
@@ -120,6 +164,9 @@ cdef int gen_moves(State* s) noexcept nogil:
             s.moves[n] = (<uint32_t>t | (<uint32_t>j << 10) | (1u << 15)
                           | (<uint32_t>KIND_DOUBLE_DOUBLE << 20))
             n += 1
+    if s.pending and s.r.side_of[s.to_move] != s.pending_side:
+        s.moves[n] = KIND_MUGGINS << 20
+        n += 1
     if can_draw(s):
         if n > 0:
             if s.r.draw_with_playable:
@@ -140,14 +187,14 @@ cdef int find_move(const State* s, uint32_t move) noexcept nogil:
     for i in range(s.n_moves):
         if s.moves[i] == move:
             return i
-    if move >> 10 != 0:
+    if (move & ~(<uint32_t>CLAIM_BIT)) >> 10 != 0:
         return -1
     e = (move >> 5) & 31
     if e >= s.n_ends:
         return -1
     for j in range(e):
         if same_position(s, j, e):
-            return find_move(s, (move & 31) | (<uint32_t>j << 5))
+            return find_move(s, (move & (31 | CLAIM_BIT)) | (<uint32_t>j << 5))
     return -1
 
 
@@ -253,7 +300,7 @@ cdef inline void draw_one(State* s, int seat) noexcept nogil:
 cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     """Make a legal move (checked by the caller); finish_move then runs the forced events."""
     cdef Ply* p = &s.plies[s.n_plies]
-    cdef int seat = s.to_move, kind = move >> 20, t, e, c
+    cdef int seat = s.to_move, kind = kind_of(move), t, e, c
     cdef uint32_t bits
     s.n_plies += 1
     p.move = move
@@ -267,8 +314,15 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     p.points = 0
     p.prev_passes = s.passes
     p.prev_last = s.last_seat
+    p.prev_pending = s.pending
+    p.prev_pending_side = s.pending_side
     p.drawn = 0
     p.passes = 0
+    s.pending = 0
+    if kind == KIND_MUGGINS:
+        add_points(s, seat, p.prev_pending)
+        p.chain_seat = seat
+        return
     if kind == KIND_DRAW:
         draw_one(s, seat)
         s.passes = 0
@@ -302,7 +356,11 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
         c = layout_count(s)
         p.count = c
         if s.r.count_scoring and c > 0 and c % 5 == 0:
-            add_points(s, seat, c)
+            if not s.r.muggins or move & CLAIM_BIT:
+                add_points(s, seat, c)
+            else:
+                s.pending = c // s.r.score_scale
+                s.pending_side = s.r.side_of[seat]
     s.to_move = next_seat(s, seat)
     p.chain_seat = s.to_move
 
@@ -312,7 +370,7 @@ cdef void finish_move(State* s) noexcept nogil:
     until a seat has a real choice."""
     cdef Ply* p = &s.plies[s.n_plies - 1]
     cdef int seat
-    if s.status == PLAYING and p.move >> 20 <= KIND_DOUBLE_DOUBLE:
+    if s.status == PLAYING and kind_of(p.move) <= KIND_DOUBLE_DOUBLE:
         if s.hand[p.seat] == 0:
             s.status = OVER_OUT
         elif s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
@@ -343,7 +401,7 @@ cdef bint lay(State* s, uint32_t move) noexcept nogil:
     """Put a placement's tiles on the table with no hand and no undo record, for a layout
     rebuilt from public information; False when the tile does not fit the end."""
     cdef Ply scratch
-    cdef int kind = move >> 20, t = move & 31, e = (move >> 5) & 31, slot
+    cdef int kind = kind_of(move), t = move & 31, e = (move >> 5) & 31, slot
     if kind > KIND_DOUBLE_DOUBLE or t >= 28 or s.table >> t & 1:
         return False
     scratch.opened = -1
@@ -379,7 +437,9 @@ cdef void undo(State* s) noexcept nogil:
     for _ in range(p.drawn):
         s.stock_top -= 1
         s.hand[p.chain_seat] &= ~(1u << s.stock[s.stock_top])
-    kind = p.move >> 20
+    kind = kind_of(p.move)
+    side = s.r.side_of[p.seat]
+    s.score[side] -= p.points
     if kind == KIND_DRAW:
         s.stock_top -= 1
         s.hand[p.seat] &= ~(1u << s.stock[s.stock_top])
@@ -401,10 +461,10 @@ cdef void undo(State* s) noexcept nogil:
         s.hand[p.seat] |= bits
         s.table &= ~bits
         s.n_placed -= popcount(bits)
-        side = s.r.side_of[p.seat]
-        s.score[side] -= p.points
     s.passes = p.prev_passes
     s.last_seat = p.prev_last
+    s.pending = p.prev_pending
+    s.pending_side = p.prev_pending_side
     s.to_move = p.seat
     s.status = PLAYING
     gen_moves(s)
@@ -463,6 +523,8 @@ cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint
     s.n_placed = 0
     s.passes = 0
     s.last_seat = -1
+    s.pending = 0
+    s.pending_side = -1
     s.status = PLAYING
     s.n_plies = 0
     gen_moves(s)
