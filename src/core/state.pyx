@@ -123,58 +123,65 @@ cdef int add_claims(State* s, int n) noexcept nogil:
 
 cdef int gen_moves(State* s) noexcept nogil:
     """Fill s.moves with the legal moves of s.to_move; 0 means a forced draw or pass."""
+    # Rules are read into locals once: every uint8_t store below may alias them for the C
+    # compiler, which would otherwise reload them after each store.
+    cdef const Rules* r = s.r
     cdef uint32_t h = s.hand[s.to_move], m
-    cdef int n = 0, j, t
+    cdef uint32_t* out = s.moves
+    cdef int n = 0, a, b, t
+    cdef bint muggins = r.muggins, line = r.merge_equal_ends and s.n_ends == 2
     if s.n_placed == 0:
         if s.lead_tile >= 0:
             if h >> s.lead_tile & 1:
-                s.moves[0] = <uint32_t>s.lead_tile | (END_LEAD << 5)
+                out[0] = <uint32_t>s.lead_tile | (END_LEAD << 5)
                 n = 1
         else:
             m = h
             while m:
-                s.moves[n] = <uint32_t>ctz(m) | (END_LEAD << 5)
+                out[n] = <uint32_t>ctz(m) | (END_LEAD << 5)
                 n += 1
                 m &= m - 1
-        if s.r.muggins:
+        if muggins:
             n = add_claims(s, n)
         s.n_moves = n
         return n
-    if s.r.merge_equal_ends and s.n_ends == 2:
-        # The line games' fast path: two live ends, equal numbers give one position.
-        m = h & PIP_MASK[s.ends[0].v]
+    if line:
+        # The line games' fast path: two live ends; equal numbers give one position.
+        a = s.ends[0].v
+        b = s.ends[1].v
+        m = h & PIP_MASK[a]
         while m:
-            s.moves[n] = <uint32_t>ctz(m)
+            out[n] = <uint32_t>ctz(m)
             n += 1
             m &= m - 1
-        if s.ends[1].v != s.ends[0].v:
-            m = h & PIP_MASK[s.ends[1].v]
+        if b != a:
+            m = h & PIP_MASK[b]
             while m:
-                s.moves[n] = <uint32_t>ctz(m) | (1u << 5)
+                out[n] = <uint32_t>ctz(m) | (1u << 5)
                 n += 1
                 m &= m - 1
+            if r.double_double:
+                t = DOUBLE_OF[a]
+                b = DOUBLE_OF[b]
+                if h >> t & 1 and h >> b & 1:
+                    out[n] = (<uint32_t>t | (<uint32_t>b << 10) | (1u << 15)
+                              | (<uint32_t>KIND_DOUBLE_DOUBLE << 20))
+                    n += 1
     else:
         n = gen_placements(s, h)
-    if s.r.muggins:
-        n = add_claims(s, n)
-    if s.r.double_double and s.ends[0].v != s.ends[1].v:
-        t = DOUBLE_OF[s.ends[0].v]
-        j = DOUBLE_OF[s.ends[1].v]
-        if h >> t & 1 and h >> j & 1:
-            s.moves[n] = (<uint32_t>t | (<uint32_t>j << 10) | (1u << 15)
-                          | (<uint32_t>KIND_DOUBLE_DOUBLE << 20))
-            n += 1
-    if s.pending and s.r.side_of[s.to_move] != s.pending_side:
-        s.moves[n] = KIND_MUGGINS << 20
-        n += 1
-    if can_draw(s):
-        if n > 0:
-            if s.r.draw_with_playable:
-                s.moves[n] = KIND_DRAW << 20
+        if muggins:
+            n = add_claims(s, n)
+            if s.pending and r.side_of[s.to_move] != s.pending_side:
+                out[n] = KIND_MUGGINS << 20
                 n += 1
-        elif s.r.voluntary_pass:
-            s.moves[n] = KIND_DRAW << 20
-            s.moves[n + 1] = KIND_PASS << 20
+    if r.draws and s.stock_len - s.stock_top > r.reserve:
+        if n > 0:
+            if r.draw_with_playable:
+                out[n] = KIND_DRAW << 20
+                n += 1
+        elif r.voluntary_pass:
+            out[n] = KIND_DRAW << 20
+            out[n + 1] = KIND_PASS << 20
             n += 2
     s.n_moves = n
     return n
