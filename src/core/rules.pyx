@@ -20,6 +20,11 @@ _SPINNERS = {"none": SPINNER_NONE, "first_double": SPINNER_FIRST_DOUBLE,
 cdef dict _cache = {}
 
 
+def clear_cache():
+    """Forget every compiled option set (after the variant registry changed)."""
+    _cache.clear()
+
+
 cdef object _freeze(object value):
     if isinstance(value, dict):
         return tuple(sorted(value.items()))
@@ -28,6 +33,10 @@ cdef object _freeze(object value):
 
 cpdef CompiledRules compile_rules(str variant, int players, dict options):
     """The compiled rules of ``variant`` for ``players`` with ``options`` (cached)."""
+    if not options:
+        cached = _cache.get((variant, players))
+        if cached is not None:
+            return <CompiledRules>cached
     key = (variant, players, tuple(sorted([(k, _freeze(v)) for k, v in options.items()])))
     cached = _cache.get(key)
     if cached is not None:
@@ -48,6 +57,8 @@ cpdef CompiledRules compile_rules(str variant, int players, dict options):
         sides[out.c.side_of[seat]].append(seat)
     out.sides = tuple([tuple(side) for side in sides])
     _cache[key] = out
+    if not options:
+        _cache[(variant, players)] = out
     return out
 
 
