@@ -16,6 +16,7 @@ from .registry import plugins, variant, variants
 from .variant import Option, Variant
 
 if TYPE_CHECKING:
+    from .bot import Bot, BotSpec, bots, make_bot
     from .core.moves import Move
     from .core.round import Round
     from .core.tiles import TILES, Tile
@@ -43,11 +44,17 @@ _LAZY = {
     "Observation": ".observation",
     "Game": ".game",
     "new_game": ".game",
+    "Bot": ".bot",
+    "BotSpec": ".bot",
+    "bots": ".bot",
+    "make_bot": ".bot",
 }
 
 __all__ = [
     "TILES",
     "BonesError",
+    "Bot",
+    "BotSpec",
     "Event",
     "Game",
     "IllegalMove",
@@ -60,6 +67,8 @@ __all__ = [
     "Tile",
     "Variant",
     "__version__",
+    "bots",
+    "make_bot",
     "new_game",
     "plugins",
     "variant",

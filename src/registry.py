@@ -1,4 +1,4 @@
-"""The variant registry: every variant registered by a plugin, the built-ins included.
+"""The registry: every variant and every bot registered by a plugin, the built-ins included.
 
 Built lazily from the plugin manager on first use and cached; :func:`reset` forgets it
 (tests).  Importing this module does not import the compiled core.
@@ -7,10 +7,11 @@ Built lazily from the plugin manager on first use and cached; :func:`reset` forg
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import OptionError
 from .plugins.manager import (
@@ -22,7 +23,10 @@ from .plugins.manager import (
 )
 from .variant import Variant
 
-__all__ = ["plugins", "reset", "variant", "variants"]
+if TYPE_CHECKING:
+    from .bot import BotSpec
+
+__all__ = ["bot_spec", "bots", "plugins", "reset", "variant", "variants"]
 
 
 @dataclass
@@ -32,6 +36,10 @@ class _Registry:
     errors: dict[str, str] = field(default_factory=dict)
     done: set[str] = field(default_factory=set)  # plugins whose hook has been called
     loaded: bool = False  # the plugin manager is complete (every entry point loaded)
+    bots: dict[str, BotSpec] = field(default_factory=dict)
+    bots_by_plugin: dict[str, list[str]] = field(default_factory=dict)
+    bot_errors: dict[str, str] = field(default_factory=dict)
+    bots_done: set[str] = field(default_factory=set)  # plugins whose register_bots ran
 
 
 _lock = threading.RLock()
@@ -89,6 +97,56 @@ def _collect(pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | Non
         reg.by_plugin[plugin] = [v.name for v in found]
 
 
+def _collect_bots(
+    pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | None = None
+) -> None:
+    """Call each plugin's ``register_bots`` on its own, like :func:`_collect`: built-ins
+    first; a plugin whose hook raises, registers something that is not a ``BotSpec`` or
+    a name already taken is reported and none of its bots are registered."""
+    from .bot import BotSpec
+
+    impls = [
+        i
+        for i in pm.hook.register_bots.get_hookimpls()
+        if not (i.hookwrapper or i.wrapper) and i.plugin_name not in reg.bots_done
+        if only is None or i.plugin_name in only
+    ]
+    impls.sort(key=lambda i: i.plugin_name not in BUILTIN_PLUGINS)
+    for impl in impls:
+        plugin = impl.plugin_name
+        if plugin in reg.bots_done:
+            continue
+        reg.bots_done.add(plugin)
+        found: list[BotSpec] = []
+
+        def register(spec: BotSpec, _found: list[BotSpec] = found) -> None:
+            if not isinstance(spec, BotSpec):
+                raise TypeError(f"register() takes a bones.BotSpec, not {type(spec).__name__}")
+            _found.append(spec)
+
+        try:
+            impl.function(*[{"register": register}[arg] for arg in impl.argnames])
+            names: set[str] = set()
+            for b in found:
+                if b.name in names:
+                    raise OptionError(f"bot {b.name!r} is registered twice by {plugin!r}")
+                if b.name in reg.bots:
+                    raise OptionError(
+                        f"bot {b.name!r} is registered by both {reg.bots[b.name].plugin!r} "
+                        f"and {plugin!r}"
+                    )
+                names.add(b.name)
+        except Exception as exc:  # a plugin must not take bones down
+            lines = str(exc).strip().splitlines()
+            error = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+            reg.bot_errors[plugin] = error
+            warnings.warn(f"bones plugin {plugin!r} skipped: {error}", PluginWarning, stacklevel=4)
+            continue
+        for b in found:
+            reg.bots[b.name] = dataclasses.replace(b, plugin=plugin)
+        reg.bots_by_plugin[plugin] = [b.name for b in found]
+
+
 def _registry() -> _Registry:
     global _cache, _building
     with _lock:
@@ -98,12 +156,14 @@ def _registry() -> _Registry:
             # a plugin asks for a variant while it is imported or while its hook runs
             if not _building.loaded:
                 _collect(get_plugin_manager(), _building, only=BUILTIN_PLUGINS)
+                _collect_bots(get_plugin_manager(), _building, only=BUILTIN_PLUGINS)
             return _building
         _building = _Registry()
         try:
             pm = get_plugin_manager()
             _building.loaded = True
             _collect(pm, _building)
+            _collect_bots(pm, _building)
             _cache = _building
         finally:
             _building = None
@@ -119,6 +179,9 @@ def reset(*, plugins: bool = True) -> None:
         _cache = None
         if plugins:
             reset_plugin_manager()
+    core_rules = sys.modules.get("bones.core.rules")
+    if core_rules is not None:  # compiled option sets name variants that may be gone
+        core_rules.clear_cache()
 
 
 def variants() -> list[str]:
@@ -141,13 +204,31 @@ def variant(name: str | Variant) -> Variant:
         ) from None
 
 
+def bots() -> list[str]:
+    """The names of all registered bots, sorted."""
+    return sorted(_registry().bots)
+
+
+def bot_spec(name: str) -> BotSpec:
+    """The bot registered as ``name``; :class:`OptionError` listing the known names."""
+    try:
+        return _registry().bots[name]
+    except (KeyError, TypeError):
+        raise OptionError(f"unknown bot {name!r}; known bots: {', '.join(bots())}") from None
+
+
+def _plugin_error(reg: _Registry, name: str) -> str | None:
+    errors = [e for e in (reg.errors.get(name), reg.bot_errors.get(name)) if e]
+    return "; ".join(errors) if errors else None
+
+
 def plugins() -> list[dict[str, Any]]:
     """Every plugin: ``name``, ``source`` (``builtin``, ``entry point`` or ``registered``),
     ``module``, ``hooks``, ``unknown_hooks`` (implemented but not bones hooks), ``variants``,
-    ``dist`` and ``version`` (entry points), ``error`` (``None`` unless the plugin was
+    ``bots``, ``dist`` and ``version`` (entry points), ``error`` (``None`` unless the plugin was
     skipped)."""
+    reg = _registry()  # first: a plugin may ask for a variant or a bot while it loads
     pm = get_plugin_manager()
-    reg = _registry()
     out: list[dict[str, Any]] = []
     for name, plugin in pm.list_name_plugin():
         if plugin is None:  # blocked
@@ -164,9 +245,10 @@ def plugins() -> list[dict[str, Any]]:
                 "hooks": sorted(c.name for c in callers),
                 "unknown_hooks": sorted(c.name for c in callers if not c.has_spec()),
                 "variants": list(reg.by_plugin.get(name, [])),
+                "bots": list(reg.bots_by_plugin.get(name, [])),
                 "dist": info[0] if info else None,
                 "version": info[1] if info else None,
-                "error": reg.errors.get(name),
+                "error": _plugin_error(reg, name),
             }
         )
     for name, failed in pm.load_errors.items():
@@ -178,6 +260,7 @@ def plugins() -> list[dict[str, Any]]:
                 "hooks": [],
                 "unknown_hooks": [],
                 "variants": [],
+                "bots": [],
                 "dist": failed.get("dist"),
                 "version": failed.get("version"),
                 "error": failed["error"],

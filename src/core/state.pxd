@@ -78,10 +78,10 @@ ctypedef struct State:
     int8_t pending_side          # the side that failed to claim them
     uint32_t hand0[4]            # the deal, for serialisation and replays
     int32_t score0[4]            # scores at the deal
-    Ply plies[MAX_PLIES]         # undo stack
-    int32_t n_plies              # plies made
     uint32_t moves[MAX_MOVES]    # legal moves of to_move
     int32_t n_moves              # how many
+    int32_t n_plies              # plies made
+    Ply plies[MAX_PLIES]         # undo stack; last, so a position copies without it
 
 ctypedef struct Outcome:
     uint8_t reason               # Status of the finished round

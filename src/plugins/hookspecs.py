@@ -2,7 +2,7 @@
 
 A plugin is any module or object with functions marked ``@bones.plugins.hookimpl`` whose
 names are hooks below.  Installed packages expose plugins through the ``bones`` entry-point
-group; the built-in variants are registered the same way.  See ``docs/plugins.md``.
+group; the built-in variants and bots are registered the same way.  See ``docs/plugins.md``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from ..bot import BotSpec
     from ..variant import Variant
 
 __all__ = ["hookimpl", "hookspec"]
@@ -33,4 +34,19 @@ def register_variants(register: Callable[[Variant], None]) -> None:
         @hookimpl
         def register_variants(register):
             register(bones.variant("straight").with_defaults("muggins", spinner_rule="none"))
+    """
+
+
+@hookspec
+def register_bots(register: Callable[[BotSpec], None]) -> None:
+    """Register bots.
+
+    Call ``register(spec)`` once per :class:`bones.BotSpec` the plugin provides.  The
+    name must be unique among all installed plugins; a plugin that registers a name that
+    is already taken, or anything that is not a ``BotSpec``, is reported and none of its
+    bots are registered.  Usually the factory is the :class:`bones.Bot` subclass::
+
+        @hookimpl
+        def register_bots(register):
+            register(bones.BotSpec("lightest", Lightest, "plays the lightest tile", {}))
     """

@@ -31,7 +31,11 @@ __all__ = [
 ENTRY_POINT_GROUP = "bones"
 
 #: Plugin modules that ship with bones, registered before any third-party plugin.
-BUILTIN_PLUGINS = ("bones.plugins.builtin_variants",)
+BUILTIN_PLUGINS = (
+    "bones.plugins.builtin_variants",
+    "bones.plugins.builtin_bots",
+    "bones.plugins.search_bots",
+)
 
 
 class PluginWarning(UserWarning):

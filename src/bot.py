@@ -1,0 +1,412 @@
+"""The bot API: the :class:`Bot` base class, :class:`BotSpec`, spec strings and a round driver.
+
+A bot is registered by a plugin through the ``register_bots(register)`` hook (the built-in
+``random``, ``heaviest`` and ``greedy`` come from ``bones.plugins.builtin_bots``, registered
+like any third-party plugin) and created from a spec string such as ``"greedy"``,
+``"random:seed=3"`` or ``"mybot:depth=2,seed=7"`` by :func:`make_bot`.  See docs/bots.md.
+
+This module does not import the compiled core at import time, so listing the bots (and
+``bones.variants()``, which loads every plugin) stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from . import registry
+from .errors import BonesError, OptionError
+from .variant import Option, show
+
+if TYPE_CHECKING:
+    from .core.moves import Move
+    from .observation import Observation
+    from .records import Event, RoundResult
+
+__all__ = [
+    "SEED_OPTION",
+    "Bot",
+    "BotError",
+    "BotSpec",
+    "bot_spec",
+    "bots",
+    "make_bot",
+    "move_weight",
+    "parse_spec",
+    "play_round",
+]
+
+
+class BotError(BonesError):
+    """A bot failed: it answered something that is not one of the legal moves, or one of
+    its hooks raised.  ``seat`` is the seat of the bot, ``message`` says what happened.
+
+    It pickles (``args == (seat, message)``), so it crosses process boundaries intact.
+    """
+
+    def __init__(self, seat: int, message: str) -> None:
+        super().__init__(seat, message)
+        self.seat = seat
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"bot at seat {self.seat}: {self.message}"
+
+
+def _int_check(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_int_check.expects = "an int"  # type: ignore[attr-defined]
+
+#: The option every bot accepts: the seed of its random generator (``self.rng``).
+SEED_OPTION = Option(
+    "seed",
+    0,
+    check=_int_check,
+    doc="Seed of the bot's own random generator (self.rng); same seed, same choices",
+)
+
+
+class Bot:
+    """Base class of every bot.  Subclasses override :meth:`choose`; the rest are optional
+    hooks, called in this order by whoever drives the games::
+
+        start_game(seat, variant, players, options)
+          start_round(observation)          # each round: the seat's view at the deal
+            observe(event)                  # every public event of the round, in order
+            choose(observation, legal_moves)  # whenever it is this seat's turn
+          end_round(result, observation)
+        end_game(scores, winners)
+
+    ``self.rng`` is a ``random.Random(seed)``: a bot that draws its randomness from it
+    makes the same choices from the same seed and the same observations.  :meth:`reset`
+    returns the bot to the state it had just after ``__init__`` (by default it forgets
+    every attribute and runs ``__init__`` again with the same arguments).
+    """
+
+    #: The name the bot is registered under (its spec name, e.g. ``"greedy"``).
+    name: ClassVar[str] = ""
+    _init_args: tuple[tuple[Any, ...], dict[str, Any]]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        self = super().__new__(cls)
+        # the constructor arguments, so that the default reset() can run __init__ again
+        self._init_args = (args, dict(kwargs))
+        return self
+
+    def __init__(self, seed: int = 0, **options: Any) -> None:
+        self.seed = seed
+        self.options: dict[str, Any] = dict(options)
+        self.rng = random.Random(seed)
+
+    # -- the hooks ------------------------------------------------------------------------
+
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        """A game starts: this bot plays ``seat`` of ``variant`` with ``players`` players;
+        ``options`` are the game's option overrides."""
+
+    def start_round(self, observation: Observation) -> None:
+        """A round was dealt: ``observation`` is this seat's view of it."""
+
+    def observe(self, event: Event) -> None:
+        """A public event of the round (a play, a draw with its count, a pass), whoever
+        made it, this bot's own moves included, in order."""
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        """Return one of ``legal_moves`` (never empty) for the position in ``observation``."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement choose()")
+
+    def end_round(self, result: RoundResult, observation: Observation) -> None:
+        """The round is over: its ``result`` and this seat's final view."""
+
+    def end_game(self, scores: tuple[int, ...], winners: tuple[int, ...]) -> None:
+        """The game is over: final ``scores`` per side and the winning sides."""
+
+    def reset(self) -> None:
+        """Back to the state just after ``__init__`` (same seed).  The default forgets every
+        attribute and runs ``__init__`` again with the arguments the bot was created with;
+        override it if that is expensive (and reseed ``self.rng``)."""
+        init = self.__dict__.get("_init_args") or ((), {"seed": self.seed, **self.options})
+        self.__dict__.clear()
+        self._init_args = init
+        type(self).__init__(self, *init[0], **init[1])
+
+    def __repr__(self) -> str:
+        opts = "".join(f",{k}={show(v)}" for k, v in self.options.items())
+        return f"<{type(self).__name__} {self.name or '?'}:seed={self.seed}{opts}>"
+
+
+# ---------------------------------------------------------------------------------------
+# BotSpec
+
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A registered bot: its ``name`` (as written in spec strings), the ``factory`` that
+    makes one (``factory(seed=..., **options)``, usually the :class:`Bot` subclass
+    itself), a one-line ``description``, its ``options`` (name -> :class:`bones.Option`;
+    ``seed`` is implicit and reserved), the ``variants`` it plays (``None``: every
+    variant) and the ``plugin`` that registered it (filled in by the registry)."""
+
+    name: str
+    factory: Callable[..., Bot] = field(compare=False)
+    description: str = ""
+    options: Mapping[str, Option] = field(default_factory=dict, hash=False)
+    variants: tuple[str, ...] | None = None
+    plugin: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise TypeError(
+                f"a bot name is letters, digits, '_', '-' and '.' (not first); got {self.name!r}"
+            )
+        if not callable(self.factory):
+            raise TypeError(f"bot {self.name!r}: factory must be callable")
+        options = self.options
+        if not isinstance(options, Mapping):
+            options = {o.name: o for o in options}  # an iterable of Options is accepted too
+        for key, option in options.items():
+            if not isinstance(option, Option) or option.name != key:
+                raise TypeError(
+                    f"bot {self.name!r}: options[{key!r}] must be an Option named {key!r}"
+                )
+            if key == "seed":
+                raise TypeError(f"bot {self.name!r}: option 'seed' is reserved (every bot has it)")
+            if option.per_players:
+                raise TypeError(f"bot {self.name!r}: option {key!r} cannot be per_players")
+            if not option.accepts(option.default):
+                raise TypeError(f"bot {self.name!r}: the default of option {key!r} is not allowed")
+        object.__setattr__(self, "options", MappingProxyType(dict(options)))
+        if self.variants is not None:
+            if isinstance(self.variants, str):
+                raise TypeError(f"bot {self.name!r}: variants must be a tuple of names or None")
+            object.__setattr__(self, "variants", tuple(self.variants))
+
+    @property
+    def all_options(self) -> dict[str, Option]:
+        """The bot's options plus ``seed``."""
+        return {**self.options, "seed": SEED_OPTION}
+
+    def supports(self, variant: str) -> bool:
+        """Whether the bot plays ``variant`` (by name)."""
+        return self.variants is None or variant in self.variants
+
+    def resolve(self, **options: Any) -> dict[str, Any]:
+        """Check ``options`` (``seed`` included); return every option's value, defaults
+        filled in.  :class:`OptionError` names the option and what is allowed."""
+        allowed = self.all_options
+        for key in options:
+            if key not in allowed:
+                raise OptionError(
+                    f"bot {self.name!r}: unknown option {key!r}; options are " + ", ".join(allowed)
+                )
+        out: dict[str, Any] = {}
+        for key, option in allowed.items():
+            value = options.get(key, option.default)
+            if not option.accepts(value):
+                raise OptionError(
+                    f"bot {self.name!r}: option {key!r} must be {option.allowed}; got {value!r}"
+                )
+            out[key] = value
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (``bones bots --json``)."""
+        return {
+            "name": self.name,
+            "plugin": self.plugin,
+            "description": self.description,
+            "variants": None if self.variants is None else list(self.variants),
+            "factory": _qualname(self.factory),
+            "options": {k: o.to_dict() for k, o in self.all_options.items()},
+        }
+
+
+def _qualname(fn: object) -> str:
+    module = getattr(fn, "__module__", None) or "?"
+    return f"{module}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+# ---------------------------------------------------------------------------------------
+# The registry and spec strings
+
+
+def bots() -> list[str]:
+    """The names of all registered bots, sorted."""
+    return registry.bots()
+
+
+def bot_spec(name: str) -> BotSpec:
+    """The :class:`BotSpec` registered as ``name``; :class:`OptionError` listing the names."""
+    return registry.bot_spec(name)
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)\Z")
+
+
+def _value(text: str) -> Any:
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``"true"``/``"false"`` -> bool, anything else: str."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    if _NUMBER.match(text):
+        value = float(text)
+        if math.isfinite(value):
+            return value
+    return text
+
+
+def _parse(spec: str) -> tuple[str, dict[str, tuple[Any, str]]]:
+    """``spec`` -> ``(name, {key: (value, text as written)})``."""
+    if not isinstance(spec, str):
+        raise OptionError(f"a bot spec is a string like 'greedy' or 'random:seed=3'; got {spec!r}")
+    name, colon, rest = spec.strip().partition(":")
+    name = name.strip()
+    if not name:
+        raise OptionError(
+            f"bot spec {spec!r} has no bot name; write NAME or NAME:KEY=VALUE,KEY=VALUE"
+        )
+    options: dict[str, tuple[Any, str]] = {}
+    if colon:
+        for item in rest.split(","):
+            key, eq, text = item.partition("=")
+            key, text = key.strip(), text.strip()
+            if not eq or not key.isidentifier() or not text:
+                raise OptionError(
+                    f"bot spec {spec!r}: {item.strip()!r} is not KEY=VALUE; write "
+                    "NAME or NAME:KEY=VALUE,KEY=VALUE (e.g. random:seed=3)"
+                )
+            if key in options:
+                raise OptionError(f"bot spec {spec!r}: option {key!r} is given twice")
+            options[key] = (_value(text), text)
+    return name, options
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, {key: value})``.
+
+    Values are read as int, float, bool (``true``/``false``) or else str; they are not
+    checked against the bot's options here (:func:`make_bot` does that).  A malformed
+    spec raises :class:`OptionError` saying what the grammar is.
+    """
+    name, options = _parse(spec)
+    return name, {k: v for k, (v, _) in options.items()}
+
+
+def _coerce(option: Option | None, value: Any, text: str) -> Any:
+    """Fit a parsed value to the option's type: ``3`` for a float option is ``3.0``; a
+    string option keeps the text as written (``"1"`` stays ``"1"``)."""
+    default = None if option is None else option.default
+    if isinstance(default, float) and _int_check(value):
+        return float(value)
+    if isinstance(default, str) and not isinstance(value, str):
+        return text
+    return value
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A new bot from a spec string: ``"greedy"``, ``"random:seed=3"``,
+    ``"mybot:depth=2,seed=7"``.
+
+    Options are parsed (see :func:`parse_spec`) and validated against the bot's
+    :class:`BotSpec`; ``seed=`` in the string wins over the ``seed`` argument, which wins
+    over the default 0.  An unknown bot, an unknown option or a value that is not allowed
+    raises :class:`OptionError` with a one-line message saying what is allowed.
+    """
+    name, raw = _parse(spec)
+    bspec = bot_spec(name)
+    allowed = bspec.all_options
+    given = {k: _coerce(allowed.get(k), v, text) for k, (v, text) in raw.items()}
+    if "seed" not in given and seed is not None:
+        given["seed"] = seed
+    bot = bspec.factory(**bspec.resolve(**given))
+    if not callable(getattr(bot, "choose", None)):
+        raise OptionError(f"bot {name!r}: its factory returned {type(bot).__name__}, not a Bot")
+    return bot
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers for bots and a round driver
+
+
+def move_weight(move: Move) -> int:
+    """The pips a move places: a double-double counts both tiles; a draw or a pass -1 (so
+    that the heaviest move is a placement whenever one is legal)."""
+    tile = move.tile
+    if tile is None:
+        return -1
+    tile2 = move.tile2
+    return int(tile.pips) + (int(tile2.pips) if tile2 is not None else 0)
+
+
+def _call(seat: int, bot: Any, hook: str, *args: Any) -> Any:
+    try:
+        return getattr(bot, hook)(*args)
+    except BotError:
+        raise
+    except Exception as exc:
+        name = getattr(bot, "name", "") or type(bot).__name__
+        raise BotError(seat, f"{name}.{hook}() raised {type(exc).__name__}: {exc}") from exc
+
+
+def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
+    """Play ``round`` (a :class:`bones.Round`) to its end with ``bots[seat]`` for each seat;
+    return its :class:`~bones.RoundResult`.
+
+    Each bot gets ``start_round(round.observation(seat))``; then every event already in
+    the round and every public event that follows, in order, through ``observe``; the bot
+    to move gets ``choose(observation, legal_moves)``; at the end ``end_round(result,
+    observation)``.  Bots never see the round itself, another hand or the stock.  A bot
+    that answers anything but one of the legal moves, or whose hook raises, raises
+    :class:`BotError` naming the seat.  ``start_game``/``end_game`` are the caller's.
+    """
+    from .core.moves import Move
+
+    players = round.players
+    if len(bots) != players:
+        raise ValueError(f"play_round: {players} seats but {len(bots)} bots")
+    for seat, bot in enumerate(bots):
+        _call(seat, bot, "start_round", round.observation(seat))
+    seen = 0
+
+    def deliver() -> None:
+        nonlocal seen
+        events = round.events
+        for event in events[seen:]:
+            for seat, bot in enumerate(bots):
+                _call(seat, bot, "observe", event)
+        seen = len(events)
+
+    deliver()
+    while not round.is_over:
+        seat = round.to_move
+        observation = round.observation(seat)
+        legal = observation.legal_moves
+        move = _call(seat, bots[seat], "choose", observation, legal)
+        if not isinstance(move, Move):
+            raise BotError(
+                seat, f"choose() returned {type(move).__name__} {move!r}, not a bones.Move"
+            )
+        if move not in legal:
+            raise BotError(
+                seat,
+                f"choose() returned {move}, which is not legal; legal: "
+                + ", ".join(map(str, legal)),
+            )
+        round.play(move)
+        deliver()
+    result: RoundResult = round.result
+    for seat, bot in enumerate(bots):
+        _call(seat, bot, "end_round", result, round.observation(seat))
+    return result
