@@ -7,5 +7,5 @@ cdef class Move:
     cdef readonly uint32_t code  # the engine's encoding
 
 
-cdef Move move_of(uint32_t code)
+cdef Move move_of(uint32_t code)  # ValueError for a malformed code
 cdef uint32_t move_code(object move) except 0xFFFFFFFF

@@ -3,7 +3,8 @@
 from libc.stdint cimport uint32_t
 
 from bones.core.state cimport (
-    CLAIM_BIT, END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_ENDS, kind_of,
+    CLAIM_BIT, END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, KIND_PLACE,
+    MAX_ENDS, kind_of,
 )
 from bones.core.tiles cimport tile_at, to_tile_index
 
@@ -138,7 +139,7 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
     if word == "muggins":
         return KIND_MUGGINS << 20
     if word.endswith("!"):
-        a = _parse(text.strip()[:-1])
+        a = _parse(text.strip().removesuffix("!"))
         if kind_of(a) > KIND_DOUBLE_DOUBLE or a & CLAIM_BIT:
             raise ValueError(f"not a move: {text!r}; only a placement can claim its count")
         return a | CLAIM_BIT
@@ -160,6 +161,20 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
     return (a & 1023) | ((b & 1023) << 10) | (KIND_DOUBLE_DOUBLE << 20)
 
 
+cdef bint _well_formed(uint32_t code):
+    """Whether code is a move the engine could make (tiles and ends in range)."""
+    cdef uint32_t kind = kind_of(code), e = (code >> 5) & 31
+    if code >> 24 or kind > KIND_MUGGINS:
+        return False
+    if kind >= KIND_DRAW:
+        return code & ((1u << 20) - 1) == 0 and (kind == KIND_MUGGINS or not code & CLAIM_BIT)
+    if code & 31 >= 28 or (e >= MAX_ENDS and e != END_LEAD):
+        return False
+    if kind == KIND_PLACE:
+        return (code >> 10) & 1023 == 0
+    return (code >> 10) & 31 < 28 and (code >> 15) & 31 < MAX_ENDS and e != END_LEAD
+
+
 cdef Move move_of(uint32_t code):
     cdef Move m
     if code < 1024:
@@ -170,6 +185,8 @@ cdef Move move_of(uint32_t code):
         m = _OTHERS.get(code)
         if m is not None:
             return m
+    if not _well_formed(code):
+        raise ValueError(f"not a move code: {code:#x}")
     m = Move.__new__(Move)
     m.code = code
     if code < 1024:

@@ -169,11 +169,13 @@ cdef class Round:
 
     cdef void _replay(self, object codes) except *:
         cdef uint32_t code
+        cdef int i
         for n, code in enumerate(codes):
-            if self.st.status != PLAYING or find_move(&self.st, code) < 0:
+            i = find_move(&self.st, code) if self.st.status == PLAYING else -1
+            if i < 0:
                 raise IllegalMove(f"move {n + 1} of the replay, {move_of(code)}, is illegal"
                                   f"{self._legal_text()}")
-            self._play_code(self.st.moves[find_move(&self.st, code)])
+            self._play_code(self.st.moves[i])
 
     # --- playing ---------------------------------------------------------------------
 
@@ -210,7 +212,8 @@ cdef class Round:
         apply_move(&self.st, code)
         cdef Ply* p = &self.st.plies[self.st.n_plies - 1]
         if kind_of(code) <= KIND_DOUBLE_DOUBLE:
-            points = self.rules.move_scorer(self.layout[:-1], move_of(code), p.count)
+            layout = self.layout
+            points = self.rules.move_scorer(layout[:len(layout) - 1], move_of(code), p.count)
             if points:
                 add_points(&self.st, p.seat, int(points))
         finish_move(&self.st)
@@ -462,10 +465,10 @@ cdef class Round:
                    len(stock), leader, lead_tile, sc)
         plies = plies_b
         codes = [plies[4 * i] | plies[4 * i + 1] << 8 | plies[4 * i + 2] << 16
-                 | plies[4 * i + 3] << 24 for i in range(len(plies) // 4)]
+                 | (<uint32_t>plies[4 * i + 3]) << 24 for i in range(len(plies) // 4)]
         try:
             self._replay(codes)
-        except IllegalMove as exc:
+        except ValueError as exc:  # IllegalMove, or a malformed move code
             raise ValueError(f"corrupt bones round: {exc}") from None
         return self
 
