@@ -93,7 +93,9 @@ cdef uint32_t to_mask(object tiles) except? 0xFFFFFFFF:
 
 
 def tiles_of_mask(uint32_t mask):
-    """The tiles of a mask, in index order."""
+    """The tiles of a mask (bit t = tile t), in index order."""
+    if mask & ~ALL_TILES:
+        raise ValueError(f"not a tile mask: {mask:#x} (tiles are bits 0..27)")
     out = []
     while mask:
         out.append(_TILES[ctz(mask)])
