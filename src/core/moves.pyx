@@ -6,7 +6,7 @@ from bones.core.state cimport (
     CLAIM_BIT, END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, KIND_PLACE,
     MAX_ENDS, kind_of,
 )
-from bones.core.tiles cimport tile_at, to_tile_index
+from bones.core.tiles cimport TILE_HI, TILE_LO, tile_at, to_tile_index
 
 END_NAMES = ("W", "E", "N", "S") + tuple(
     f"{arm}{k}" for k in range(2, 8) for arm in ("N", "S")
@@ -156,6 +156,8 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
         ) from None
     if (a >> 5) & 31 == END_LEAD or (b >> 5) & 31 == END_LEAD:
         raise ValueError(f"not a move: {text!r}; both halves of a double-double need an end")
+    if TILE_LO[a & 31] != TILE_HI[a & 31] or TILE_LO[b & 31] != TILE_HI[b & 31]:
+        raise ValueError(f"not a move: {text!r}; a double-double places two doubles")
     if (b >> 5) & 31 < (a >> 5) & 31:
         a, b = b, a
     return (a & 1023) | ((b & 1023) << 10) | (KIND_DOUBLE_DOUBLE << 20)

@@ -9,5 +9,5 @@ cdef class Round:
     cdef readonly CompiledRules rules  # the compiled variant and options
     cdef object _legal           # the live LegalMoves view
 
-    cdef void _replay(self, object codes) except *
+    cdef void _replay(self, const uint32_t* codes, int n) except *
     cdef void _play_code(self, uint32_t code) except *

@@ -1,5 +1,6 @@
 """``Round``: one round of any variant, with python-chess-like make/unmake."""
 
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 import msgpack
@@ -8,8 +9,8 @@ from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
 from bones.core.state cimport (
-    CLAIM_BIT,
-    KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, PLAYING, Outcome, Ply, kind_of,
+    CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
+    Ply, kind_of,
     add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
     outcome, play, state_init, undo,
 )
@@ -21,6 +22,7 @@ from bones.errors import IllegalMove
 from bones.records import Event, RoundResult
 
 SCHEMA_VERSION = 1
+_PACKER = msgpack.Packer(use_bin_type=True)
 _REASONS = (None, "out", "blocked", "target")
 
 
@@ -156,8 +158,18 @@ cdef class Round:
         if lead_tile is not None:
             self._force_lead(lead_tile)
         if moves:
-            self._replay([move_code(m) for m in moves])
+            self._replay_moves(moves)
         return self
+
+    def _replay_moves(self, moves):
+        cdef uint32_t codes[MAX_PLIES]
+        cdef int n = 0
+        for move in moves:
+            if n == MAX_PLIES:
+                raise IllegalMove(f"more than {MAX_PLIES} moves in one round")
+            codes[n] = move_code(move)
+            n += 1
+        self._replay(codes, n)
 
     def _force_lead(self, tile):
         cdef int t = to_tile_index(tile)
@@ -167,14 +179,13 @@ cdef class Round:
         state_init(&self.st, self.st.r, self.st.hand0, self.st.stock, self.st.stock_len,
                    self.st.leader, t, self.st.score0)
 
-    cdef void _replay(self, object codes) except *:
-        cdef uint32_t code
-        cdef int i
-        for n, code in enumerate(codes):
-            i = find_move(&self.st, code) if self.st.status == PLAYING else -1
+    cdef void _replay(self, const uint32_t* codes, int n) except *:
+        cdef int k, i
+        for k in range(n):
+            i = find_move(&self.st, codes[k]) if self.st.status == PLAYING else -1
             if i < 0:
-                raise IllegalMove(f"move {n + 1} of the replay, {move_of(code)}, is illegal"
-                                  f"{self._legal_text()}")
+                raise IllegalMove(f"move {k + 1} of the replay, {move_of(codes[k])}, is "
+                                  f"illegal{self._legal_text()}")
             self._play_code(self.st.moves[i])
 
     # --- playing ---------------------------------------------------------------------
@@ -312,13 +323,13 @@ cdef class Round:
     @property
     def moves(self):
         """Every move made so far, draws and passes by choice included."""
-        return tuple(move_of(self.st.plies[i].move) for i in range(self.st.n_plies))
+        return tuple([move_of(self.st.plies[i].move) for i in range(self.st.n_plies)])
 
     @property
     def layout(self):
         """The placements on the table, in play order."""
-        return tuple(move_of(self.st.plies[i].move) for i in range(self.st.n_plies)
-                     if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE)
+        return tuple([move_of(self.st.plies[i].move) for i in range(self.st.n_plies)
+                      if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE])
 
     @property
     def scores(self):
@@ -398,23 +409,23 @@ cdef class Round:
 
     def to_msgpack(self):
         """The round as bytes (schema in docs/serialization.md): deal and moves."""
-        cdef int i, players = self.rules.c.players
-        cdef bytearray plies = bytearray(4 * self.st.n_plies)
+        cdef int i, players = self.rules.c.players, n = self.st.n_plies
+        cdef unsigned char buf[4 * MAX_PLIES]
         cdef uint32_t code
-        for i in range(self.st.n_plies):
+        for i in range(n):
             code = self.st.plies[i].move
-            plies[4 * i] = code & 255
-            plies[4 * i + 1] = (code >> 8) & 255
-            plies[4 * i + 2] = (code >> 16) & 255
-            plies[4 * i + 3] = code >> 24
-        return msgpack.packb([
+            buf[4 * i] = code & 255
+            buf[4 * i + 1] = (code >> 8) & 255
+            buf[4 * i + 2] = (code >> 16) & 255
+            buf[4 * i + 3] = code >> 24
+        return _PACKER.pack([
             SCHEMA_VERSION, "round", self.rules.variant.name, players, self.rules.overrides,
             [self.st.hand0[i] for i in range(players)],
-            bytes(self.st.stock[:self.st.stock_len]),
+            PyBytes_FromStringAndSize(<char*>self.st.stock, self.st.stock_len),
             self.st.leader, self.st.lead_tile,
             [self.st.score0[i] for i in range(self.rules.c.n_sides)],
-            bytes(plies),
-        ], use_bin_type=True)
+            PyBytes_FromStringAndSize(<char*>buf, 4 * n),
+        ])
 
     @classmethod
     def from_msgpack(cls, data):
@@ -423,24 +434,26 @@ cdef class Round:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except Exception as exc:
             raise ValueError(f"not a bones round: {exc}") from None
-        if not isinstance(obj, list) or len(obj) != 11 or obj[0] != SCHEMA_VERSION \
+        if type(obj) is not list or len(obj) != 11 or obj[0] != SCHEMA_VERSION \
                 or obj[1] != "round":
             raise ValueError("not a bones round (schema 1): wrong header or length")
         cdef Round self = Round.__new__(Round)
         cdef CompiledRules rules
         cdef uint32_t masks[4]
+        cdef uint32_t codes[MAX_PLIES]
         cdef uint32_t seen = 0
         cdef int32_t sc[4]
-        cdef int i, players, leader, lead_tile
-        cdef const uint8_t[:] stock
-        cdef const uint8_t[:] plies
+        cdef int i, players, leader, lead_tile, n_stock, n_codes
+        cdef const unsigned char* stock
+        cdef const unsigned char* plies
         try:
             _, _, variant, players, overrides, hands, stock_b, leader, lead_tile, scores, \
                 plies_b = obj
-            if not isinstance(overrides, dict) or not isinstance(hands, list) \
-                    or len(hands) != players or not isinstance(stock_b, bytes) \
-                    or not isinstance(plies_b, bytes) or len(plies_b) % 4:
-                raise ValueError("wrong field types")
+            if type(overrides) is not dict or type(hands) is not list \
+                    or len(hands) != players or type(stock_b) is not bytes \
+                    or type(plies_b) is not bytes or len(plies_b) % 4 \
+                    or len(plies_b) > 4 * MAX_PLIES:
+                raise ValueError("wrong field types or sizes")
             rules = compile_rules(variant, players, overrides)
             for i in range(4):
                 masks[i] = 0
@@ -450,7 +463,8 @@ cdef class Round:
                     raise ValueError("hands overlap or hold unknown tiles")
                 seen |= masks[i]
             stock = stock_b
-            for i in range(len(stock)):
+            n_stock = len(stock_b)
+            for i in range(n_stock):
                 if stock[i] >= 28 or seen >> stock[i] & 1:
                     raise ValueError("the stock repeats a tile")
                 seen |= 1u << stock[i]
@@ -461,13 +475,14 @@ cdef class Round:
         except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"corrupt bones round: {exc}") from None
         self.rules = rules
-        state_init(&self.st, &rules.c, masks, &stock[0] if len(stock) else NULL,
-                   len(stock), leader, lead_tile, sc)
+        state_init(&self.st, &rules.c, masks, stock, n_stock, leader, lead_tile, sc)
         plies = plies_b
-        codes = [plies[4 * i] | plies[4 * i + 1] << 8 | plies[4 * i + 2] << 16
-                 | (<uint32_t>plies[4 * i + 3]) << 24 for i in range(len(plies) // 4)]
+        n_codes = len(plies_b) // 4
+        for i in range(n_codes):
+            codes[i] = (plies[4 * i] | <uint32_t>plies[4 * i + 1] << 8
+                        | <uint32_t>plies[4 * i + 2] << 16 | <uint32_t>plies[4 * i + 3] << 24)
         try:
-            self._replay(codes)
+            self._replay(codes, n_codes)
         except ValueError as exc:  # IllegalMove, or a malformed move code
             raise ValueError(f"corrupt bones round: {exc}") from None
         return self

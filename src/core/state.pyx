@@ -359,10 +359,10 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     s.n_placed += 1
     s.passes = 0
     s.last_seat = seat
-    if s.r.count_scoring or s.r.python_scorer:
-        c = layout_count(s)
-        p.count = c
-        if s.r.count_scoring and c > 0 and c % 5 == 0:
+    c = layout_count(s)
+    p.count = c
+    if s.r.count_scoring:
+        if c > 0 and c % 5 == 0:
             if not s.r.muggins or move & CLAIM_BIT:
                 add_points(s, seat, c)
             else:

@@ -1,0 +1,32 @@
+"""The tests run against the compiled Cython core: a pure-Python fallback must never pass
+silently."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+
+import pytest
+
+import bones
+
+EXTENSION_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES) + (".so", ".pyd")
+
+
+def test_round_is_the_compiled_extension():
+    import bones.core.round
+
+    assert bones.core.round.__file__.endswith(EXTENSION_SUFFIXES), bones.core.round.__file__
+    assert bones.Round is bones.core.round.Round
+
+
+@pytest.mark.parametrize("name", ["tiles", "moves", "rules", "state", "round", "playout"])
+def test_core_modules_are_compiled(name):
+    module = importlib.import_module(f"bones.core.{name}")
+    assert module.__file__.endswith(EXTENSION_SUFFIXES), module.__file__
+
+
+def test_public_types_come_from_the_core():
+    assert bones.Tile.__module__ == "bones.core.tiles"
+    assert bones.Move.__module__ == "bones.core.moves"
+    assert bones.Round.__module__ == "bones.core.round"
