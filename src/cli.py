@@ -1,4 +1,5 @@
-"""The ``bones`` command line: ``bones variants``, ``bones plugins``, ``bones bench``.
+"""The ``bones`` command line: ``bones variants``, ``bones bots``, ``bones plugins``,
+``bones bench``.
 
 Usage errors print one line ``bones: error: ...`` naming what is allowed and exit with 2.
 """
@@ -46,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="show only this variant")
     p.add_argument("--json", action="store_true", help="print JSON")
 
+    p = sub.add_parser("bots", help="list the registered bots and their options")
+    p.add_argument("name", nargs="?", help="show only this bot")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
     p = sub.add_parser("plugins", help="list the plugins, their hooks and their variants")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -87,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-python", action="store_true", help="skip the Python-driven loop")
     p.add_argument("--json", action="store_true", help="print JSON")
+    _match_parsers(sub)
     return parser
 
 
@@ -146,6 +152,39 @@ def cmd_variants(args: argparse.Namespace, out: TextIO) -> int:
         if i:
             print(file=out)
         _describe(v, out)
+    return 0
+
+
+# -- bots --------------------------------------------------------------------------------
+
+
+def cmd_bots(args: argparse.Namespace, out: TextIO) -> int:
+    from . import bot as bots_api
+
+    names = [args.name] if args.name else bots_api.bots()
+    chosen = [bots_api.bot_spec(n) for n in names]
+    if args.json:
+        data = [b.to_dict() for b in chosen]
+        json.dump(data[0] if args.name else data, out, indent=2, ensure_ascii=False)
+        print(file=out)
+        return 0
+    for i, b in enumerate(chosen):
+        if i:
+            print(file=out)
+        variants = "all variants" if b.variants is None else "variants " + ", ".join(b.variants)
+        print(f"{b.name}  (plugin {b.plugin}; {variants})", file=out)
+        print(f"  {b.description}", file=out)
+        options = b.all_options
+        width = max(len(n) for n in options)
+        dwidth = max(len(show(o.default)) for o in options.values())
+        for name, o in options.items():
+            if o.choices is not None:
+                allowed = " | ".join(show(c) for c in o.choices)
+            else:
+                allowed = o.expects or ""
+            print(f"  {name:<{width}}  {show(o.default):<{dwidth}}  {allowed}", file=out)
+            if o.doc:
+                print(f"  {'':<{width}}  {o.doc}", file=out)
     return 0
 
 
@@ -241,7 +280,194 @@ def _bench_row(name: str, n: int, core: dict[str, Any] | None, py: dict[str, Any
     return f"{name:<14}{n:>7}{rounds:>15}{moves:>15}{py_rate:>16}{ratio:>8}"
 
 
-COMMANDS = {"variants": cmd_variants, "plugins": cmd_plugins, "bench": cmd_bench}
+# -- match and show ----------------------------------------------------------------------
+
+
+def _match_parsers(sub: Any) -> None:
+    from .match.runner import FORMATS
+
+    p = sub.add_parser(
+        "match",
+        help="play a match between bots: scores, Elo with 95%% intervals, SPRT",
+        description="Play bots against each other on duplicate deals (every deal replayed "
+        "with the seats rotated) and report games, points, score and Elo with 95% "
+        "intervals, pentanomial counts and an optional SPRT. Every finished game is "
+        "appended to a journal; --resume continues a killed match. See docs/matches.md.",
+    )
+    p.add_argument(
+        "bots",
+        nargs="*",
+        metavar="BOT",
+        help="bot specs: NAME or NAME:KEY=VALUE,... (e.g. greedy random:seed=3); "
+        "with --resume they may be left out (read from the journal)",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="head-to-head (every bot in each game; default), round-robin (every pair), "
+        "gauntlet (the first bot against each other)",
+    )
+    p.add_argument("--variant", metavar="V", help="variant (default straight)")
+    p.add_argument("--players", type=int, metavar="N", help="players per game (default 2)")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="variant option (repeatable); VALUE is parsed as JSON when it can be",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        metavar="N",
+        help="games per encounter, rounded up to whole duplicate sets (default 100)",
+    )
+    p.add_argument("--seed", type=int, metavar="S", help="match seed: the deals (default 0)")
+    p.add_argument(
+        "--no-duplicate",
+        action="store_true",
+        help="play each deal once (seatings rotate from deal to deal)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes (default: all cores; 1 plays in this process)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SEC",
+        help="seconds per move; a slower bot loses the game (default 10; 0: no limit)",
+    )
+    p.add_argument(
+        "--sprt",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="stop once a GSPRT decides: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults)",
+    )
+    p.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the results journal (default: a file named after the match, here)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue the journal's match")
+    p.add_argument("--overwrite", action="store_true", help="start an existing journal again")
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE and register it as a bones plugin (bots not installed as "
+        "entry points; repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (default auto: when stderr is a terminal)",
+    )
+
+    p = sub.add_parser(
+        "show",
+        help="replay a recorded game move by move",
+        description="Replay a game of a match journal (or a record file) with the engine "
+        "and print every move with its seat and events, each round's layout and the scores.",
+    )
+    p.add_argument("record", metavar="RECORD", help="a match journal or a game record file")
+    p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
+    p.add_argument("--json", action="store_true", help="print the record itself as JSON")
+
+
+def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
+    from .match.journal import read_journal
+    from .match.runner import MatchConfig, MatchError
+    from .match.stats import SPRT
+
+    old: dict[str, Any] = {}
+    path = args.journal
+    if args.resume:
+        if not args.bots and not path:
+            raise UsageError("--resume without bots needs --journal PATH (the match to resume)")
+        if path and os.path.exists(path):
+            old = read_journal(path).config or {}
+        if not args.bots and not old:
+            raise MatchError(f"--resume: {path} is not a journal to resume, and no bots are given")
+    if not args.resume and not args.bots:
+        raise UsageError("give at least 2 bots, e.g. bones match greedy random")
+
+    def pick(value: Any, key: str, default: Any) -> Any:
+        return value if value is not None else old.get(key, default)
+
+    sprt = old.get("sprt")
+    if args.sprt is not None:
+        try:
+            sprt = SPRT.parse(args.sprt).to_dict()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    timeout = pick(args.timeout, "timeout", 10.0)
+    options = parse_options(args.option) if args.option else old.get("options", {})
+    data = {
+        "bots": list(args.bots) or old.get("bots", []),
+        "variant": pick(args.variant, "variant", "straight"),
+        "players": pick(args.players, "players", 2),
+        "options": options,
+        "format": pick(args.format, "format", "head-to-head"),
+        "games": pick(args.games, "games", 100),
+        "seed": pick(args.seed, "seed", 0),
+        "duplicate": False if args.no_duplicate else old.get("duplicate", True),
+        "timeout": None if not timeout else timeout,
+        "sprt": sprt,
+        "plugins": list(args.plugin) or old.get("plugins", []),
+    }
+    return MatchConfig.from_dict(data), path
+
+
+def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.report import format_table
+    from .match.runner import run_match
+
+    config, path = _match_config(args)
+    progress = {"auto": None, "always": True, "never": False}[args.progress]
+    summary = run_match(
+        config,
+        path,
+        jobs=args.jobs,
+        resume=args.resume,
+        overwrite=args.overwrite,
+        progress=progress,
+    )
+    if args.json:
+        json.dump(summary, out, indent=2)
+        print(file=out)
+    else:
+        print(format_table(summary), file=out)
+    return 130 if summary.get("interrupted") else 0
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.journal import load_record
+    from .match.journal import show as show_record
+
+    record = load_record(args.record, args.game)
+    if args.json:
+        json.dump(record, out, indent=2)
+        print(file=out)
+        return 0
+    show_record(record, out)
+    return 0
+
+
+COMMANDS = {
+    "variants": cmd_variants,
+    "bots": cmd_bots,
+    "plugins": cmd_plugins,
+    "bench": cmd_bench,
+    "match": cmd_match,
+    "show": cmd_show,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,6 +8,10 @@ cdef class Round:
     cdef State st                # the whole round, deal and undo stack included
     cdef readonly CompiledRules rules  # the compiled variant and options
     cdef object _legal           # the live LegalMoves view
+    cdef list _events            # the public events of the plies seen so far (a cache)
+    cdef list _event_marks       # _event_marks[k]: len(_events) before ply k
 
     cdef void _replay(self, const uint32_t* codes, int n) except *
     cdef void _play_code(self, uint32_t code) except *
+    cdef void _ply_events(self, int i) except *
+    cdef void _forget_events(self, int plies) except *

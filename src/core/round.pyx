@@ -178,6 +178,7 @@ cdef class Round:
         self.st.lead_tile = t
         state_init(&self.st, self.st.r, self.st.hand0, self.st.stock, self.st.stock_len,
                    self.st.leader, t, self.st.score0)
+        self._forget_events(0)
 
     cdef void _replay(self, const uint32_t* codes, int n) except *:
         cdef int k, i
@@ -240,6 +241,7 @@ cdef class Round:
             raise IndexError("undo: no move has been played")
         cdef uint32_t code = self.st.plies[self.st.n_plies - 1].move
         undo(&self.st)
+        self._forget_events(self.st.n_plies)
         return move_of(code)
 
     def copy(self):
@@ -359,27 +361,39 @@ cdef class Round:
     @property
     def events(self):
         """The public log: plays (with the count and points), draws (how many) and passes."""
-        out = []
-        cdef int i, _, seat, players = self.rules.c.players
-        cdef const Ply* p
-        for i in range(self.st.n_plies):
-            p = &self.st.plies[i]
-            kind = kind_of(p.move)
-            if kind == KIND_DRAW:
-                out.append(Event("draw", p.seat, None, 1, 0))
-            elif kind == KIND_PASS:
-                out.append(Event("pass", p.seat, None, 0, 0))
-            elif kind == KIND_MUGGINS:
-                out.append(Event("muggins", p.seat, move_of(p.move), 0, p.points))
-            else:
-                out.append(Event("play", p.seat, move_of(p.move), p.count, p.points))
-            if p.drawn:
-                out.append(Event("draw", p.chain_seat, None, p.drawn, 0))
-            seat = p.chain_seat
-            for _ in range(p.passes):
-                out.append(Event("pass", seat, None, 0, 0))
-                seat = (seat + 1) % players
-        return tuple(out)
+        cdef int n = self.st.n_plies, i
+        if self._events is None:
+            self._events = []
+            self._event_marks = []
+        for i in range(len(self._event_marks), n):
+            self._event_marks.append(len(self._events))
+            self._ply_events(i)
+        return tuple(self._events)
+
+    cdef void _ply_events(self, int i) except *:
+        """Append the events of ply i to the cache."""
+        cdef const Ply* p = &self.st.plies[i]
+        cdef int kind = kind_of(p.move), seat = p.chain_seat, _
+        out = self._events
+        if kind == KIND_DRAW:
+            out.append(Event("draw", p.seat, None, 1, 0))
+        elif kind == KIND_PASS:
+            out.append(Event("pass", p.seat, None, 0, 0))
+        elif kind == KIND_MUGGINS:
+            out.append(Event("muggins", p.seat, move_of(p.move), 0, p.points))
+        else:
+            out.append(Event("play", p.seat, move_of(p.move), p.count, p.points))
+        if p.drawn:
+            out.append(Event("draw", p.chain_seat, None, p.drawn, 0))
+        for _ in range(p.passes):
+            out.append(Event("pass", seat, None, 0, 0))
+            seat = (seat + 1) % self.rules.c.players
+
+    cdef void _forget_events(self, int plies) except *:
+        """Drop the cached events of plies from ``plies`` on (after undo or a new deal)."""
+        if self._event_marks is not None and len(self._event_marks) > plies:
+            del self._events[self._event_marks[plies]:]
+            del self._event_marks[plies:]
 
     def observation(self, int seat):
         """What seat may know: its hand, the table, public events, sizes and scores."""
