@@ -1,5 +1,5 @@
-"""The ``bones`` command line: ``bones variants``, ``bones bots``, ``bones plugins``,
-``bones bench``.
+"""The ``bones`` command line: ``bones match``, ``bones show``, ``bones variants``,
+``bones bots``, ``bones plugins``, ``bones bench``.
 
 Usage errors print one line ``bones: error: ...`` naming what is allowed and exit with 2.
 """
@@ -208,6 +208,7 @@ def cmd_plugins(args: argparse.Namespace, out: TextIO) -> int:
         if info["unknown_hooks"]:
             print(f"  unknown:  {', '.join(info['unknown_hooks'])} (not bones hooks)", file=out)
         print(f"  variants: {', '.join(info['variants']) or '-'}", file=out)
+        print(f"  bots:     {', '.join(info.get('bots', ())) or '-'}", file=out)
         if info["error"]:
             print(f"  error:    {info['error']}", file=out)
     return 0
