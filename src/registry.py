@@ -30,16 +30,20 @@ __all__ = ["bot_spec", "bots", "plugins", "reset", "variant", "variants"]
 
 
 @dataclass
-class _Registry:
-    variants: dict[str, Variant] = field(default_factory=dict)
+class _Shelf:
+    """What plugins registered through one hook (variants, or bots)."""
+
+    items: dict[str, Any] = field(default_factory=dict)
     by_plugin: dict[str, list[str]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     done: set[str] = field(default_factory=set)  # plugins whose hook has been called
+
+
+@dataclass
+class _Registry:
+    variants: _Shelf = field(default_factory=_Shelf)
+    bots: _Shelf = field(default_factory=_Shelf)
     loaded: bool = False  # the plugin manager is complete (every entry point loaded)
-    bots: dict[str, BotSpec] = field(default_factory=dict)
-    bots_by_plugin: dict[str, list[str]] = field(default_factory=dict)
-    bot_errors: dict[str, str] = field(default_factory=dict)
-    bots_done: set[str] = field(default_factory=set)  # plugins whose register_bots ran
 
 
 _lock = threading.RLock()
@@ -47,104 +51,74 @@ _cache: _Registry | None = None
 _building: _Registry | None = None
 
 
-def _collect(pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | None = None) -> None:
-    """Call each plugin's ``register_variants`` on its own, so a broken one is skipped whole.
+def _collect(
+    pm: BonesPluginManager,
+    shelf: _Shelf,
+    hook: str,
+    kind: type,
+    noun: str,
+    only: tuple[str, ...] | None = None,
+) -> None:
+    """Call each plugin's ``hook`` on its own, so a broken plugin is skipped whole: one
+    whose hook raises, registers something that is not a ``kind``, or a name already
+    taken is reported and none of its registrations are kept.
 
-    The built-in plugins run first and each plugin's variants are added as soon as its hook
-    returns, so a plugin may call :func:`variant` on a built-in to derive from it (in its
-    hook, or at import time).  ``only``: collect just these plugins now.
+    The built-in plugins run first and each plugin's registrations are added as soon as
+    its hook returns, so a plugin may look up a built-in (to derive from it) in its hook or
+    at import time.  ``only``: collect just these plugins now.
     """
     impls = [
         i
-        for i in pm.hook.register_variants.get_hookimpls()
-        if not (i.hookwrapper or i.wrapper) and i.plugin_name not in reg.done
+        for i in getattr(pm.hook, hook).get_hookimpls()
+        if not (i.hookwrapper or i.wrapper) and i.plugin_name not in shelf.done
         if only is None or i.plugin_name in only
     ]
     # built-ins first, then registration order (pluggy's call order is the reverse)
     impls.sort(key=lambda i: i.plugin_name not in BUILTIN_PLUGINS)
     for impl in impls:
         plugin = impl.plugin_name
-        if plugin in reg.done:
+        if plugin in shelf.done:
             continue
-        reg.done.add(plugin)
-        found: list[Variant] = []
+        shelf.done.add(plugin)
+        found: list[Any] = []
 
-        def register(variant: Variant, _found: list[Variant] = found) -> None:
-            if not isinstance(variant, Variant):
-                raise TypeError(f"register() takes a bones.Variant, not {type(variant).__name__}")
-            _found.append(variant)
+        def register(item: Any, _found: list[Any] = found) -> None:
+            if not isinstance(item, kind):
+                raise TypeError(
+                    f"register() takes a bones.{kind.__name__}, not {type(item).__name__}"
+                )
+            _found.append(item)
 
         try:
             impl.function(*[{"register": register}[arg] for arg in impl.argnames])
             names: set[str] = set()
-            for v in found:
-                if v.name in names:
-                    raise OptionError(f"variant {v.name!r} is registered twice by {plugin!r}")
-                if v.name in reg.variants:
+            for item in found:
+                if item.name in names:
+                    raise OptionError(f"{noun} {item.name!r} is registered twice by {plugin!r}")
+                if item.name in shelf.items:
                     raise OptionError(
-                        f"variant {v.name!r} is registered by both "
-                        f"{reg.variants[v.name].plugin!r} and {plugin!r}"
+                        f"{noun} {item.name!r} is registered by both "
+                        f"{shelf.items[item.name].plugin!r} and {plugin!r}"
                     )
-                names.add(v.name)
+                names.add(item.name)
         except Exception as exc:  # a plugin must not take bones down
             lines = str(exc).strip().splitlines()
             error = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-            reg.errors[plugin] = error
+            shelf.errors[plugin] = error
             warnings.warn(f"bones plugin {plugin!r} skipped: {error}", PluginWarning, stacklevel=4)
             continue
-        for v in found:
-            reg.variants[v.name] = dataclasses.replace(v, plugin=plugin)
-        reg.by_plugin[plugin] = [v.name for v in found]
+        for item in found:
+            shelf.items[item.name] = dataclasses.replace(item, plugin=plugin)
+        shelf.by_plugin[plugin] = [item.name for item in found]
 
 
-def _collect_bots(
+def _collect_all(
     pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | None = None
 ) -> None:
-    """Call each plugin's ``register_bots`` on its own, like :func:`_collect`: built-ins
-    first; a plugin whose hook raises, registers something that is not a ``BotSpec`` or
-    a name already taken is reported and none of its bots are registered."""
     from .bot import BotSpec
 
-    impls = [
-        i
-        for i in pm.hook.register_bots.get_hookimpls()
-        if not (i.hookwrapper or i.wrapper) and i.plugin_name not in reg.bots_done
-        if only is None or i.plugin_name in only
-    ]
-    impls.sort(key=lambda i: i.plugin_name not in BUILTIN_PLUGINS)
-    for impl in impls:
-        plugin = impl.plugin_name
-        if plugin in reg.bots_done:
-            continue
-        reg.bots_done.add(plugin)
-        found: list[BotSpec] = []
-
-        def register(spec: BotSpec, _found: list[BotSpec] = found) -> None:
-            if not isinstance(spec, BotSpec):
-                raise TypeError(f"register() takes a bones.BotSpec, not {type(spec).__name__}")
-            _found.append(spec)
-
-        try:
-            impl.function(*[{"register": register}[arg] for arg in impl.argnames])
-            names: set[str] = set()
-            for b in found:
-                if b.name in names:
-                    raise OptionError(f"bot {b.name!r} is registered twice by {plugin!r}")
-                if b.name in reg.bots:
-                    raise OptionError(
-                        f"bot {b.name!r} is registered by both {reg.bots[b.name].plugin!r} "
-                        f"and {plugin!r}"
-                    )
-                names.add(b.name)
-        except Exception as exc:  # a plugin must not take bones down
-            lines = str(exc).strip().splitlines()
-            error = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-            reg.bot_errors[plugin] = error
-            warnings.warn(f"bones plugin {plugin!r} skipped: {error}", PluginWarning, stacklevel=4)
-            continue
-        for b in found:
-            reg.bots[b.name] = dataclasses.replace(b, plugin=plugin)
-        reg.bots_by_plugin[plugin] = [b.name for b in found]
+    _collect(pm, reg.variants, "register_variants", Variant, "variant", only)
+    _collect(pm, reg.bots, "register_bots", BotSpec, "bot", only)
 
 
 def _registry() -> _Registry:
@@ -155,15 +129,13 @@ def _registry() -> _Registry:
         if _building is not None:
             # a plugin asks for a variant while it is imported or while its hook runs
             if not _building.loaded:
-                _collect(get_plugin_manager(), _building, only=BUILTIN_PLUGINS)
-                _collect_bots(get_plugin_manager(), _building, only=BUILTIN_PLUGINS)
+                _collect_all(get_plugin_manager(), _building, only=BUILTIN_PLUGINS)
             return _building
         _building = _Registry()
         try:
             pm = get_plugin_manager()
             _building.loaded = True
-            _collect(pm, _building)
-            _collect_bots(pm, _building)
+            _collect_all(pm, _building)
             _cache = _building
         finally:
             _building = None
@@ -186,7 +158,7 @@ def reset(*, plugins: bool = True) -> None:
 
 def variants() -> list[str]:
     """The names of all registered variants, sorted."""
-    return sorted(_registry().variants)
+    return sorted(_registry().variants.items)
 
 
 def variant(name: str | Variant) -> Variant:
@@ -197,7 +169,7 @@ def variant(name: str | Variant) -> Variant:
     if isinstance(name, Variant):  # already a variant: handy for callers taking either
         return name
     try:
-        return _registry().variants[name]
+        return _registry().variants.items[name]
     except (KeyError, TypeError):
         raise OptionError(
             f"unknown variant {name!r}; known variants: {', '.join(variants())}"
@@ -206,19 +178,20 @@ def variant(name: str | Variant) -> Variant:
 
 def bots() -> list[str]:
     """The names of all registered bots, sorted."""
-    return sorted(_registry().bots)
+    return sorted(_registry().bots.items)
 
 
 def bot_spec(name: str) -> BotSpec:
     """The bot registered as ``name``; :class:`OptionError` listing the known names."""
     try:
-        return _registry().bots[name]
+        spec: BotSpec = _registry().bots.items[name]
+        return spec
     except (KeyError, TypeError):
         raise OptionError(f"unknown bot {name!r}; known bots: {', '.join(bots())}") from None
 
 
 def _plugin_error(reg: _Registry, name: str) -> str | None:
-    errors = [e for e in (reg.errors.get(name), reg.bot_errors.get(name)) if e]
+    errors = [e for e in (reg.variants.errors.get(name), reg.bots.errors.get(name)) if e]
     return "; ".join(errors) if errors else None
 
 
@@ -244,8 +217,8 @@ def plugins() -> list[dict[str, Any]]:
                 or f"{type(plugin).__module__}.{type(plugin).__qualname__}",
                 "hooks": sorted(c.name for c in callers),
                 "unknown_hooks": sorted(c.name for c in callers if not c.has_spec()),
-                "variants": list(reg.by_plugin.get(name, [])),
-                "bots": list(reg.bots_by_plugin.get(name, [])),
+                "variants": list(reg.variants.by_plugin.get(name, [])),
+                "bots": list(reg.bots.by_plugin.get(name, [])),
                 "dist": info[0] if info else None,
                 "version": info[1] if info else None,
                 "error": _plugin_error(reg, name),
