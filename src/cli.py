@@ -137,6 +137,13 @@ def _describe(v: Variant, out: TextIO) -> None:
         print(f"  {'':<{width}}  {o.doc}", file=out)
 
 
+def _print_json(data: list[dict[str, Any]], one: str | None, out: TextIO) -> int:
+    """The JSON of what a listing command shows: one object when one name was asked for."""
+    json.dump(data[0] if one else data, out, indent=2, ensure_ascii=False)
+    print(file=out)
+    return 0
+
+
 def cmd_variants(args: argparse.Namespace, out: TextIO) -> int:
     chosen = (
         [registry.variant(args.name)]
@@ -144,10 +151,7 @@ def cmd_variants(args: argparse.Namespace, out: TextIO) -> int:
         else [registry.variant(n) for n in registry.variants()]
     )
     if args.json:
-        data = [v.to_dict() for v in chosen]
-        json.dump(data[0] if args.name else data, out, indent=2, ensure_ascii=False)
-        print(file=out)
-        return 0
+        return _print_json([v.to_dict() for v in chosen], args.name, out)
     for i, v in enumerate(chosen):
         if i:
             print(file=out)
@@ -164,10 +168,7 @@ def cmd_bots(args: argparse.Namespace, out: TextIO) -> int:
     names = [args.name] if args.name else bots_api.bots()
     chosen = [bots_api.bot_spec(n) for n in names]
     if args.json:
-        data = [b.to_dict() for b in chosen]
-        json.dump(data[0] if args.name else data, out, indent=2, ensure_ascii=False)
-        print(file=out)
-        return 0
+        return _print_json([b.to_dict() for b in chosen], args.name, out)
     for i, b in enumerate(chosen):
         if i:
             print(file=out)

@@ -14,9 +14,9 @@ from bones.core.moves cimport move_code
 from bones.core.rng cimport rng_below, rng_seed
 from bones.core.rules cimport FAMILY_BLOCK, FAMILY_KOZEL, CompiledRules, Rules, compile_rules
 from bones.core.state cimport (
-    PLAYING, Outcome, State, find_move, gen_moves, lay, outcome, play, state_init,
+    PLAYING, Outcome, State, find_move, gen_moves, lay, open_mask, outcome, play, state_init,
 )
-from bones.core.tiles cimport PIP_MASK, ctz
+from bones.core.tiles cimport ctz
 
 cdef enum:
     MAX_LAYOUT = 32              # placements in one round are at most 28
@@ -159,16 +159,6 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     return legal_moves[best], rng
 
 
-cdef uint32_t open_pips(const State* s) noexcept nogil:
-    """Tiles matching an open number of the table."""
-    cdef uint32_t m = 0
-    cdef int e
-    for e in range(s.n_ends):
-        if s.ends[e].live:
-            m |= PIP_MASK[s.ends[e].v]
-    return m
-
-
 cdef void _fill_sample(Sample* k, const Rules* r, observation) except *:
     """The C view of what the observation says: own hand, unseen tiles, sizes, voids."""
     cdef int seat
@@ -210,8 +200,8 @@ cdef void _fill_sample(Sample* k, const Rules* r, observation) except *:
             k.last_seat = seat
             k.passes = 0
         elif event.kind == "draw":
-            k.void[seat] = open_pips(&pub) if informative else 0
+            k.void[seat] = open_mask(&pub) if informative else 0
         elif event.kind == "pass":
             k.passes += 1
             if informative:
-                k.void[seat] |= open_pips(&pub)
+                k.void[seat] |= open_mask(&pub)

@@ -104,6 +104,7 @@ cdef void finish_move(State* s) noexcept nogil
 cdef void undo(State* s) noexcept nogil
 cdef void add_points(State* s, int seat, int points) noexcept nogil
 cdef int layout_count(const State* s) noexcept nogil
+cdef uint32_t open_mask(const State* s) noexcept nogil
 cdef void outcome(const State* s, Outcome* out) noexcept nogil
 cdef int hand_value(const State* s, int seat) noexcept nogil
 cdef int gen_moves(State* s) noexcept nogil

@@ -23,7 +23,7 @@ cdef inline bint can_draw(const State* s) noexcept nogil:
     return s.r.draws and s.stock_len - s.stock_top > s.r.reserve
 
 
-cdef inline uint32_t open_mask(const State* s) noexcept nogil:
+cdef uint32_t open_mask(const State* s) noexcept nogil:
     """Tiles that match at least one live end."""
     cdef uint32_t m = 0
     cdef int e
