@@ -345,14 +345,13 @@ def next_leader(
 def _straight_award(
     result: RoundResult, rules: Mapping[str, Any]
 ) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-    """``(bonus, penalty)`` of an All Fives hand.  The Round nets the hand penalty into
-    ``result.points``; the game takes it apart again (penalty = own pips rounded to five,
-    scaled) so that the bonus is scored, and the target checked, before the penalty."""
+    """``(bonus, penalty)`` of an All Fives hand: the round's award, and with
+    ``hand_penalty`` each side's own pips rounded to five (scaled), taken after the bonus
+    so that the target is checked first."""
     if not rules.get("hand_penalty"):
         return tuple(result.points), None
     scale = rules.get("score_scale", 1)
-    penalty = tuple(round5(v) // scale for v in result.values)
-    return tuple(p + q for p, q in zip(result.points, penalty, strict=True)), penalty
+    return tuple(result.points), tuple(round5(v) // scale for v in result.values)
 
 
 def _round_class() -> Any:

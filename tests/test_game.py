@@ -525,7 +525,6 @@ def test_straight_scores_are_round_scores_plus_award(options):
             penalty = None
             if options.get("hand_penalty"):
                 penalty = [round5(v) for v in result.values]
-                bonus = [p + q for p, q in zip(bonus, penalty, strict=True)]
             expected = straight_hand_end(
                 rnd.scores,
                 bonus,

@@ -37,7 +37,6 @@ ctypedef struct Rules:
     uint8_t lone_zero            # Kozel value of a hand that is exactly 0-0 (0: plain pips)
     uint8_t blocked_difference   # blocked award = difference instead of opponents' total
     uint8_t partner_subtract     # All Fives domino bonus less the partner's pips
-    uint8_t hand_penalty         # All Fives: each side loses its own rounded pips at hand end
     uint8_t tie_lightest_tile    # Multiplayer blocked tie: lightest single tile wins
     uint8_t stock_to_winner      # Multiplayer: stock pips go to the winner too
     uint8_t fish_blocker         # Kozel: the fish maker wins the fish regardless of pips

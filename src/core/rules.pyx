@@ -94,7 +94,6 @@ cdef void _fill(Rules* r, str base, int players, dict o, bint python_scorer) exc
     r.lone_zero = o.get("lone_zero_double", 25) if r.family == FAMILY_KOZEL else 0
     r.blocked_difference = o.get("blocked_award", "opponents_total") == "difference"
     r.partner_subtract = o.get("partner_pips_on_domino", "ignore") == "subtract"
-    r.hand_penalty = o.get("hand_penalty", False)
     r.tie_lightest_tile = o.get("blocked_tie", "lightest_tile") == "lightest_tile"
     r.stock_to_winner = o.get("stock_pips_to_winner", False)
     r.fish_blocker = o.get("fish_winner", "lowest_value") == "blocker"

@@ -710,9 +710,6 @@ cdef void outcome(const State* s, Outcome* out) noexcept nogil:
             if pips[x] == least:
                 out.winners |= 1 << x
                 out.points[x] = 5 * (round5(other) // 10) // scale
-    if r.family == FAMILY_STRAIGHT and r.hand_penalty:
-        for x in range(n):
-            out.points[x] -= round5(pips[x]) // scale
 
 
 cdef long playout(const Rules* r, uint64_t* rng, long rounds, long* blocked,
