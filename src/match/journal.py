@@ -55,6 +55,11 @@ class ReplayError(BonesError, ValueError):
 # Records
 
 
+def encode_record(obj: Mapping[str, Any]) -> str:
+    """One journal line (compact JSON, no newline)."""
+    return json.dumps(obj, separators=(",", ":"))
+
+
 def round_entry(rnd: Any) -> dict[str, Any]:
     """One round of a record: the round's msgpack (deal and plies) in base64, the moves as
     text and the result (``[reason, winners, points, values, last_seat]``, ``None`` for a
@@ -334,12 +339,16 @@ class Journal:
         return journal, records
 
     def _write(self, obj: Mapping[str, Any]) -> None:
-        self._f.write(json.dumps(obj, separators=(",", ":")) + "\n")
-        self._f.flush()
+        self.append_line(encode_record(obj))
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Append one game record and flush it."""
         self._write(record)
+
+    def append_line(self, line: str) -> None:
+        """Append one record already encoded by :func:`encode_record`, and flush it."""
+        self._f.write(line + "\n")
+        self._f.flush()
 
     def close(self) -> None:
         self._f.close()

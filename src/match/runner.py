@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..errors import OptionError
-from .journal import Journal, forfeit_record, make_record, round_entry
+from .journal import Journal, encode_record, forfeit_record, make_record, round_entry
 from .progress import Progress
 from .report import LiveTally
 from .stats import SPRT
@@ -548,8 +548,16 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """A worker's task: play each game of ``batch`` in order; their records."""
-    return [play_game(task) for task in batch]
+    """A worker's task: play each game of ``batch`` in order; their records, each already
+    encoded as its journal line (``"line"``) beside the summary fields the runner tallies,
+    so that the encoding runs in the workers, in parallel, not in the runner."""
+    out = []
+    for task in batch:
+        rec = play_game(task)
+        summary = {k: v for k, v in rec.items() if k != "rounds"}
+        summary["line"] = encode_record(rec)
+        out.append(summary)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -649,7 +657,11 @@ class _State:
         gid = int(rec["id"])
         if gid in self.done:
             return
-        self.journal.append(rec)
+        line = rec.pop("line", None)
+        if line is None:
+            self.journal.append(rec)
+        else:
+            self.journal.append_line(line)
         self.done.add(gid)
         self.tally.add(rec)
         seconds = rec.get("seconds")
