@@ -5,7 +5,7 @@ from bones.core.state cimport State
 
 
 cdef class Round:
-    cdef State st                # the whole round, deal and undo stack included
+    cdef State* st               # the whole round, deal and undo stack included (owned)
     cdef readonly CompiledRules rules  # the compiled variant and options
     cdef object _legal           # the live LegalMoves view
     cdef list _events            # the public events of the plies seen so far (a cache)

@@ -1,6 +1,8 @@
 """``Round``: one round of any variant, with python-chess-like make/unmake."""
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.string cimport memcpy
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 import msgpack
@@ -10,7 +12,7 @@ from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
-    Ply, kind_of,
+    Ply, State, kind_of,
     add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
     outcome, play, state_init, undo,
 )
@@ -56,7 +58,7 @@ cdef class LegalMoves:
             code = move_code(move)
         except (TypeError, ValueError):
             return False
-        return find_move(&self._round.st, code) >= 0
+        return find_move(self._round.st, code) >= 0
 
     def __eq__(self, other):
         try:
@@ -90,6 +92,16 @@ cdef class Round:
     without allocating; the forced draws and passes that follow a move are part of it.
     """
 
+    def __cinit__(self):
+        # Not zeroed: state_init sets every field that is read before it is written, and
+        # the undo stack and move list are read only up to their counts.
+        self.st = <State*>PyMem_Malloc(sizeof(State))
+        if self.st is NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        PyMem_Free(self.st)
+
     def __init__(self, *args, **kwargs):
         raise TypeError("use Round.deal(...), Round.from_deal(...) or Round.from_msgpack(...)")
 
@@ -106,7 +118,7 @@ cdef class Round:
         self.rules = rules
         if leader is not None and not 0 <= leader < players:
             raise ValueError(f"leader must be a seat 0..{players - 1}, got {leader}")
-        deal_random(&self.st, &rules.c, &rng, sc, -1 if leader is None else leader)
+        deal_random(self.st, &rules.c, &rng, sc, -1 if leader is None else leader)
         if lead_tile is not None:
             self._force_lead(lead_tile)
         return self
@@ -154,7 +166,7 @@ cdef class Round:
         else:
             lead = leader
         self.rules = rules
-        state_init(&self.st, &rules.c, masks, stock_idx, len(stock), lead, forced, sc)
+        state_init(self.st, &rules.c, masks, stock_idx, len(stock), lead, forced, sc)
         if lead_tile is not None:
             self._force_lead(lead_tile)
         if moves:
@@ -176,14 +188,14 @@ cdef class Round:
         if not self.st.hand[self.st.leader] >> t & 1:
             raise ValueError(f"the leader (seat {self.st.leader}) does not hold {tile_at(t)}")
         self.st.lead_tile = t
-        state_init(&self.st, self.st.r, self.st.hand0, self.st.stock, self.st.stock_len,
+        state_init(self.st, self.st.r, self.st.hand0, self.st.stock, self.st.stock_len,
                    self.st.leader, t, self.st.score0)
         self._forget_events(0)
 
     cdef void _replay(self, const uint32_t* codes, int n) except *:
         cdef int k, i
         for k in range(n):
-            i = find_move(&self.st, codes[k]) if self.st.status == PLAYING else -1
+            i = find_move(self.st, codes[k]) if self.st.status == PLAYING else -1
             if i < 0:
                 raise IllegalMove(f"move {k + 1} of the replay, {move_of(codes[k])}, is "
                                   f"illegal{self._legal_text()}")
@@ -211,7 +223,7 @@ cdef class Round:
             raise IllegalMove(f"{exc}{self._legal_text()}") from None
         if self.st.status != PLAYING:
             raise IllegalMove(f"{move}: the round is over")
-        i = find_move(&self.st, code)
+        i = find_move(self.st, code)
         if i < 0:
             raise IllegalMove(f"{move_of(code)} is not legal for seat {self.st.to_move}"
                               f"{self._legal_text()}")
@@ -219,16 +231,16 @@ cdef class Round:
 
     cdef void _play_code(self, uint32_t code) except *:
         if not self.rules.c.python_scorer:
-            play(&self.st, code)
+            play(self.st, code)
             return
-        apply_move(&self.st, code)
+        apply_move(self.st, code)
         cdef Ply* p = &self.st.plies[self.st.n_plies - 1]
         if kind_of(code) <= KIND_DOUBLE_DOUBLE:
             layout = self.layout
             points = self.rules.move_scorer(layout[:len(layout) - 1], move_of(code), p.count)
             if points:
-                add_points(&self.st, p.seat, int(points))
-        finish_move(&self.st)
+                add_points(self.st, p.seat, int(points))
+        finish_move(self.st)
 
     def _legal_text(self):
         if self.st.status != PLAYING:
@@ -240,7 +252,7 @@ cdef class Round:
         if self.st.n_plies == 0:
             raise IndexError("undo: no move has been played")
         cdef uint32_t code = self.st.plies[self.st.n_plies - 1].move
-        undo(&self.st)
+        undo(self.st)
         self._forget_events(self.st.n_plies)
         return move_of(code)
 
@@ -248,7 +260,9 @@ cdef class Round:
         """An independent copy (same rules object, own state)."""
         cdef Round other = Round.__new__(Round)
         other.rules = self.rules
-        other.st = self.st
+        # the position, then the part of the undo stack in use
+        memcpy(other.st, self.st, <size_t>(<char*>&self.st.plies[0] - <char*>self.st))
+        memcpy(&other.st.plies[0], &self.st.plies[0], self.st.n_plies * sizeof(Ply))
         return other
 
     # --- what the engine knows ------------------------------------------------------
@@ -320,7 +334,7 @@ cdef class Round:
     @property
     def count(self):
         """The All Fives count of the layout (RULES.md 2.6)."""
-        return layout_count(&self.st) if self.st.n_placed else 0
+        return layout_count(self.st) if self.st.n_placed else 0
 
     @property
     def moves(self):
@@ -349,7 +363,7 @@ cdef class Round:
         cdef int n = self.rules.c.n_sides
         if self.st.status == PLAYING:
             return None
-        outcome(&self.st, &out)
+        outcome(self.st, &out)
         return RoundResult(
             _REASONS[out.reason],
             tuple(x for x in range(n) if out.winners >> x & 1),
@@ -489,7 +503,7 @@ cdef class Round:
         except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"corrupt bones round: {exc}") from None
         self.rules = rules
-        state_init(&self.st, &rules.c, masks, stock, n_stock, leader, lead_tile, sc)
+        state_init(self.st, &rules.c, masks, stock, n_stock, leader, lead_tile, sc)
         plies = plies_b
         n_codes = len(plies_b) // 4
         for i in range(n_codes):

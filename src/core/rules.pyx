@@ -17,12 +17,14 @@ _DOUBLE_ORDERS = {
 _SPINNERS = {"none": SPINNER_NONE, "first_double": SPINNER_FIRST_DOUBLE,
              "all_doubles": SPINNER_ALL_DOUBLES}
 
-cdef dict _cache = {}
+cdef dict _cache = {}     # (variant, players, frozen overrides) -> CompiledRules
+cdef dict _defaults = {}  # variant -> [CompiledRules of the default options, by players]
 
 
 def clear_cache():
     """Forget every compiled option set (after the variant registry changed)."""
     _cache.clear()
+    _defaults.clear()
 
 
 cdef object _freeze(object value):
@@ -33,10 +35,11 @@ cdef object _freeze(object value):
 
 cpdef CompiledRules compile_rules(str variant, int players, dict options):
     """The compiled rules of ``variant`` for ``players`` with ``options`` (cached)."""
-    if not options:
-        cached = _cache.get((variant, players))
-        if cached is not None:
-            return <CompiledRules>cached
+    cdef list by_players
+    if not options and 0 <= players < 5:
+        by_players = _defaults.get(variant)
+        if by_players is not None and by_players[players] is not None:
+            return <CompiledRules>by_players[players]
     key = (variant, players, tuple(sorted([(k, _freeze(v)) for k, v in options.items()])))
     cached = _cache.get(key)
     if cached is not None:
@@ -57,8 +60,8 @@ cpdef CompiledRules compile_rules(str variant, int players, dict options):
         sides[out.c.side_of[seat]].append(seat)
     out.sides = tuple([tuple(side) for side in sides])
     _cache[key] = out
-    if not options:
-        _cache[(variant, players)] = out
+    if not options and 0 <= players < 5:
+        _defaults.setdefault(variant, [None] * 5)[players] = out
     return out
 
 
