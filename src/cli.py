@@ -38,6 +38,18 @@ def _version() -> str:
         return "0+unknown"
 
 
+def _add_option_argument(p: argparse.ArgumentParser) -> None:
+    """``-o KEY=VALUE``: a variant option, repeatable (``bench`` and ``match``)."""
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="variant option (repeatable); VALUE is parsed as JSON when it can be",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bones", description="A fast and faithful domino engine.")
     parser.add_argument("--version", action="version", version=f"bones {_version()}")
@@ -82,14 +94,7 @@ def _parser() -> argparse.ArgumentParser:
         help="time per measurement (default 1.0)",
     )
     p.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="variant option (repeatable); VALUE is parsed as JSON when it can be",
-    )
+    _add_option_argument(p)
     p.add_argument("--no-python", action="store_true", help="skip the Python-driven loop")
     p.add_argument("--json", action="store_true", help="print JSON")
     _match_parsers(sub)
@@ -311,14 +316,7 @@ def _match_parsers(sub: Any) -> None:
     )
     p.add_argument("--variant", metavar="V", help="variant (default straight)")
     p.add_argument("--players", type=int, metavar="N", help="players per game (default 2)")
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="variant option (repeatable); VALUE is parsed as JSON when it can be",
-    )
+    _add_option_argument(p)
     p.add_argument(
         "--games",
         type=int,
