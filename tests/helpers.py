@@ -214,3 +214,11 @@ def snapshot(r: bones.Round) -> dict[str, object]:
         "is_over": r.is_over,
         "result": r.result,
     }
+
+
+#: Every built-in variant with every player count it allows.
+CASES = [
+    (name, players)
+    for name in ("straight", "multiplayer", "kozel", "block", "draw")
+    for players in bones.variant(name).players
+]

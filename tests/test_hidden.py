@@ -9,24 +9,11 @@ import re
 
 import msgpack
 import pytest
-from helpers import ALL_TILES, canon, layout_tiles
+from helpers import ALL_TILES, CASES, canon, layout_tiles
 
 import bones
 from bones import Round
 
-CASES = [
-    ("straight", 2),
-    ("straight", 3),
-    ("straight", 4),
-    ("multiplayer", 2),
-    ("kozel", 2),
-    ("kozel", 3),
-    ("kozel", 4),
-    ("block", 2),
-    ("block", 4),
-    ("draw", 2),
-    ("draw", 3),
-]
 TILE_TEXT = re.compile(rb"(?<![0-9])([0-6])-([0-6])(?![0-9])")
 
 

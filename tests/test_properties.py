@@ -14,27 +14,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import layout_tiles, move_parts, pips, playable, snapshot
+from helpers import CASES, layout_tiles, move_parts, pips, playable, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bones
 from bones import Observation, Round
 
-CASES = [
-    ("block", 2),
-    ("block", 4),
-    ("straight", 2),
-    ("straight", 3),
-    ("straight", 4),
-    ("multiplayer", 2),
-    ("kozel", 2),
-    ("kozel", 3),
-    ("kozel", 4),
-    ("draw", 2),
-    ("draw", 3),
-    ("draw", 4),
-]
 IDS = [f"{v}-{n}" for v, n in CASES]
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 

@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from helpers import CASES
 
 import bones
 from bones.bot import play_round
 
-GAMES = [
-    ("block", 2),
-    ("block", 4),
-    ("straight", 2),
-    ("straight", 3),
-    ("straight", 4),
-    ("multiplayer", 2),
-    ("kozel", 2),
-    ("kozel", 3),
-    ("kozel", 4),
-    ("draw", 2),
-    ("draw", 3),
-    ("draw", 4),
-]
 
-
-@pytest.mark.parametrize(("variant", "players"), GAMES)
+@pytest.mark.parametrize(("variant", "players"), CASES)
 def test_plays_every_variant_to_the_end(variant: str, players: int) -> None:
     for seed in range(3):
         rnd = bones.Round.deal(variant, players=players, seed=seed)

@@ -8,27 +8,12 @@ import random
 
 import msgpack
 import pytest
-from helpers import snapshot
+from helpers import CASES, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bones
 from bones import Observation, Round
-
-CASES = [
-    ("straight", 2),
-    ("straight", 3),
-    ("straight", 4),
-    ("multiplayer", 2),
-    ("kozel", 2),
-    ("kozel", 3),
-    ("kozel", 4),
-    ("block", 2),
-    ("block", 4),
-    ("draw", 2),
-    ("draw", 3),
-    ("draw", 4),
-]
 
 
 def random_round(variant: str, players: int, seed: int, steps: int, **opts) -> Round:
