@@ -216,6 +216,13 @@ def snapshot(r: bones.Round) -> dict[str, object]:
     }
 
 
+def lead_of(variant: str, hands: Sequence[str], **opts: object) -> tuple[int, set[str]]:
+    """(leader seat, legal lead moves) of a round-1 deal (``leader=None``)."""
+    r = full_deal(variant, hands, leader=None, **opts)
+    assert r.leader == r.to_move
+    return r.to_move, legal(r)
+
+
 #: Every built-in variant with every player count it allows.
 CASES = [
     (name, players)

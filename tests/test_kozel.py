@@ -22,6 +22,7 @@ from helpers import (
     hand,
     hand_pips,
     last_play,
+    lead_of,
     legal,
     passes,
     play_all,
@@ -34,18 +35,12 @@ from bones import IllegalMove, Move
 V = "kozel"
 
 
-def lead_of(hands, **opts):
-    r = full_deal(V, hands, leader=None, **opts)
-    assert r.leader == r.to_move
-    return r.to_move, legal(r)
-
-
 def test_kz_1_opener_highest_double_forced():
     hands = [
         "4-4 6-1 5-2 4-3 3-1 2-1 1-0",  # P0: 4-4
         "6-6 2-0 6-5 5-4 5-3 4-2 3-0",  # P1: 6-6
     ]
-    assert lead_of(hands) == (1, {"6-6"})
+    assert lead_of(V, hands) == (1, {"6-6"})
 
 
 def test_kz_2_opener_no_doubles_pip_sum_then_lexicographic_option():
@@ -53,8 +48,8 @@ def test_kz_2_opener_no_doubles_pip_sum_then_lexicographic_option():
         "6-0 5-1 4-2 5-0 4-1 3-2 4-0",  # P0: best 6-0 (6)
         "5-4 5-3 5-2 4-3 3-1 2-1 3-0",  # P1: best 5-4 (9)
     ]
-    assert lead_of(hands) == (1, {"5-4"})
-    assert lead_of(hands, nondouble_ranking="lexicographic") == (0, {"6-0"})
+    assert lead_of(V, hands) == (1, {"5-4"})
+    assert lead_of(V, hands, nondouble_ranking="lexicographic") == (0, {"6-0"})
 
 
 def test_kz_2_opener_equal_sums_high_half():
@@ -62,7 +57,7 @@ def test_kz_2_opener_equal_sums_high_half():
         "6-3 6-2 5-3 6-1 4-3 5-2 6-0",  # P0: 6-3 (9)
         "5-4 4-2 4-1 3-2 2-1 1-0 5-1",  # P1: 5-4 (9)
     ]
-    assert lead_of(hands) == (0, {"6-3"})
+    assert lead_of(V, hands) == (0, {"6-3"})
 
 
 def test_kz_3_one_one_first():
@@ -70,8 +65,8 @@ def test_kz_3_one_one_first():
         "6-6 3-2 6-5 5-4 4-3 2-1 1-0",  # P0: 6-6
         "1-1 6-4 5-3 4-2 3-1 2-0 6-0",  # P1: 1-1
     ]
-    assert lead_of(hands, opening_order="one_one_first") == (1, {"1-1"})
-    assert lead_of(hands) == (0, {"6-6"})  # default: highest double
+    assert lead_of(V, hands, opening_order="one_one_first") == (1, {"1-1"})
+    assert lead_of(V, hands) == (0, {"6-6"})  # default: highest double
 
 
 def test_kz_3_one_one_first_only_zero_double_and_no_zero_double_lead():
@@ -79,8 +74,8 @@ def test_kz_3_one_one_first_only_zero_double_and_no_zero_double_lead():
         "0-0 6-5 4-1 3-1 2-1 1-0 2-0",  # P0: 0-0 is the only double dealt, and 6-5
         "5-4 5-3 4-3 5-2 4-2 3-2 3-0",  # P1: best 5-4
     ]
-    assert lead_of(hands, opening_order="one_one_first") == (0, {"0-0"})
-    assert lead_of(hands, opening_order="one_one_first", no_zero_double_lead=True) == (
+    assert lead_of(V, hands, opening_order="one_one_first") == (0, {"0-0"})
+    assert lead_of(V, hands, opening_order="one_one_first", no_zero_double_lead=True) == (
         0,
         {"6-5"},
     )

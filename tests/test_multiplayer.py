@@ -16,9 +16,9 @@ from helpers import (
     deal,
     drawn,
     ends,
-    full_deal,
     hand,
     layout_tiles,
+    lead_of,
     legal,
     passes,
     pips,
@@ -29,21 +29,14 @@ from helpers import (
 V = "multiplayer"
 
 
-def lead_of(hands, **opts):
-    """(leader seat, legal lead moves) of a round-1 deal (``leader=None``)."""
-    r = full_deal(V, hands, leader=None, **opts)
-    assert r.leader == r.to_move
-    return r.to_move, legal(r)
-
-
 def test_mp_1_opener_highest_double_forced():
     hands = [
         "5-5 6-1 4-2 3-1 2-0 1-0 5-2",  # P0: 5-5 is the highest double dealt
         "3-3 6-5 6-4 5-3 4-1 3-0 2-1",  # P1: 3-3; 6-6 stays in the stock
     ]
-    assert lead_of(hands) == (0, {"5-5"})
+    assert lead_of(V, hands) == (0, {"5-5"})
     # option opening_tile_forced=False: same leader, any tile
-    assert lead_of(hands, opening_tile_forced=False) == (0, set(split(hands[0])))
+    assert lead_of(V, hands, opening_tile_forced=False) == (0, set(split(hands[0])))
 
 
 def test_mp_2_opener_no_doubles_heaviest_tile():
@@ -51,7 +44,7 @@ def test_mp_2_opener_no_doubles_heaviest_tile():
         "6-2 5-3 6-1 5-2 4-3 6-0 4-2",  # P0: best 6-2 (8)
         "5-4 4-1 3-1 2-1 1-0 2-0 3-0",  # P1: best 5-4 (9)
     ]
-    assert lead_of(hands) == (1, {"5-4"})
+    assert lead_of(V, hands) == (1, {"5-4"})
 
 
 def test_mp_3_equal_sums_high_half_decides():
@@ -59,7 +52,7 @@ def test_mp_3_equal_sums_high_half_decides():
         "6-3 6-2 5-3 6-1 4-3 5-2 6-0",  # P0: best 6-3 (9, high half 6)
         "5-4 4-2 4-1 3-2 2-1 1-0 5-1",  # P1: best 5-4 (9)
     ]
-    assert lead_of(hands) == (0, {"6-3"})
+    assert lead_of(V, hands) == (0, {"6-3"})
 
 
 def test_mp_3_pip_sum_before_high_half_and_lexicographic_option():
@@ -67,8 +60,8 @@ def test_mp_3_pip_sum_before_high_half_and_lexicographic_option():
         "6-0 5-1 4-2 5-0 4-1 3-2 4-0",  # P0: best 6-0 (6)
         "5-4 5-3 5-2 4-3 3-1 2-1 3-0",  # P1: best 5-4 (9), no 6-x tile
     ]
-    assert lead_of(hands) == (1, {"5-4"})
-    assert lead_of(hands, tile_ranking="lexicographic") == (0, {"6-0"})
+    assert lead_of(V, hands) == (1, {"5-4"})
+    assert lead_of(V, hands, tile_ranking="lexicographic") == (0, {"6-0"})
 
 
 # MP-4: found deal.  After P0's 4-2@W the ends are 4 and 6, P1 holds exactly {2-1, 3-0}
