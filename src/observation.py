@@ -18,7 +18,8 @@ class Observation:
     public events, hand sizes, the boneyard's size and the scores.  Other hands and the
     boneyard's order are never in it."""
 
-    __slots__ = (
+    #: The public fields, in msgpack order.
+    FIELDS = (
         "seat",
         "side",
         "variant",
@@ -35,6 +36,7 @@ class Observation:
         "to_move",
         "legal_moves",
     )
+    __slots__ = (*FIELDS, "_points")
 
     def __init__(
         self,
@@ -70,11 +72,12 @@ class Observation:
         self.scores = scores
         self.to_move = to_move
         self.legal_moves = legal_moves
+        self._points: dict[Move, int] | None = None  # points_after of each legal move
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Observation):
             return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self.__slots__)
+        return all(getattr(self, f) == getattr(other, f) for f in self.FIELDS)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -88,12 +91,26 @@ class Observation:
     def points_after(self, move: Move | str) -> int:
         """The points ``move`` would score for this seat's side now (the All Fives count
         rule, or the variant's move_scorer; 0 where moves do not score).  Computed from
-        the public layout alone."""
+        the public layout alone, once for all the legal moves."""
         from .core.round import points_after
 
+        if self._points is None:
+            scores = points_after(
+                self.variant,
+                self.players,
+                self.options,
+                self.layout,
+                self.legal_moves,
+                self.scores[self.side],
+            )
+            self._points = dict(zip(self.legal_moves, scores, strict=True))
+        if isinstance(move, str):
+            move = Move.parse(move)
+        if move in self._points:
+            return self._points[move]
         return points_after(
-            self.variant, self.players, self.options, self.layout, move, self.scores[self.side]
-        )
+            self.variant, self.players, self.options, self.layout, [move], self.scores[self.side]
+        )[0]
 
     def to_msgpack(self) -> bytes:
         """Bytes in the versioned schema of docs/serialization.md."""

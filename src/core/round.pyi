@@ -102,6 +102,6 @@ def points_after(
     players: int,
     options: dict[str, Any],
     layout: Iterable[Move | str],
-    move: Move | str,
+    moves: Iterable[Move | str],
     side_score: int = 0,
-) -> int: ...
+) -> list[int]: ...

@@ -550,31 +550,43 @@ cdef class Round:
         return draw_round(self)
 
 
-def points_after(str variant, int players, dict options, layout, move, int side_score=0):
-    """The points ``move`` would score for its side on the public ``layout`` (a sequence of
-    placements), under ``variant`` with ``options``: what a bot may compute from its
-    observation.  ``side_score`` matters only with ``exact_target``."""
+def points_after(str variant, int players, dict options, layout, moves, int side_score=0):
+    """The points each of ``moves`` would score for its side on the public ``layout`` (a
+    sequence of placements), under ``variant`` with ``options``: what a bot may compute
+    from its observation.  The layout is rebuilt once for all the moves.  ``side_score``
+    matters only with ``exact_target``."""
     cdef CompiledRules rules = compile_rules(variant, players, options)
-    cdef State s
+    cdef State pub
+    cdef State work
     cdef uint32_t hands[4]
     cdef int32_t sc[4]
-    cdef uint32_t code = move_code(move)
-    cdef int count, points, i
+    cdef int i
+    cdef size_t header = <size_t>(<char*>&pub.plies[0] - <char*>&pub)
     for i in range(4):
         hands[i] = 0
         sc[i] = 0
-    state_init(&s, &rules.c, hands, NULL, 0, 0, -1, sc)
+    state_init(&pub, &rules.c, hands, NULL, 0, 0, -1, sc)
     for placed in layout:
-        if not lay(&s, move_code(placed)):
+        if not lay(&pub, move_code(placed)):
             raise ValueError(f"{placed} does not fit the layout")
+    out = []
+    for move in moves:
+        memcpy(&work, &pub, header)  # lay() keeps no undo record: the position is enough
+        out.append(_points_one(rules, &work, move_code(move), layout, side_score))
+    return out
+
+
+cdef int _points_one(CompiledRules rules, State* s, uint32_t code, layout,
+                     int side_score) except? -1:
+    cdef int count, points
     if kind_of(code) == KIND_MUGGINS and rules.c.muggins:
-        count = layout_count(&s)  # a miss can only be claimed before the layout changes
+        count = layout_count(s)  # a miss can only be claimed before the layout changes
     elif kind_of(code) > KIND_DOUBLE_DOUBLE:
         return 0
-    elif not lay(&s, code):
+    elif not lay(s, code):
         raise ValueError(f"{move_of(code)} does not fit the layout")
     else:
-        count = layout_count(&s)
+        count = layout_count(s)
         if rules.c.muggins and not code & CLAIM_BIT:
             return 0
     if rules.c.python_scorer:
