@@ -7,6 +7,7 @@ from typing import Any
 import msgpack
 
 from .core.moves import Move
+from .core.round import points_after
 from .core.tiles import Tile
 from .records import Event
 
@@ -92,8 +93,6 @@ class Observation:
         """The points ``move`` would score for this seat's side now (the All Fives count
         rule, or the variant's move_scorer; 0 where moves do not score).  Computed from
         the public layout alone, once for all the legal moves."""
-        from .core.round import points_after
-
         if self._points is None:
             scores = points_after(
                 self.variant,
