@@ -35,6 +35,7 @@ __all__ = [
     "BotSpec",
     "bot_spec",
     "bots",
+    "check_spec",
     "make_bot",
     "move_weight",
     "parse_spec",
@@ -315,6 +316,22 @@ def _coerce(option: Option | None, value: Any, text: str) -> Any:
     return value
 
 
+def _resolve_spec(spec: str, seed: int | None) -> tuple[BotSpec, dict[str, Any]]:
+    name, raw = _parse(spec)
+    bspec = bot_spec(name)
+    allowed = bspec.all_options
+    given = {k: _coerce(allowed.get(k), v, text) for k, (v, text) in raw.items()}
+    if "seed" not in given and seed is not None:
+        given["seed"] = seed
+    return bspec, bspec.resolve(**given)
+
+
+def check_spec(spec: str) -> BotSpec:
+    """Check a spec string as :func:`make_bot` does (the grammar, the bot, its options)
+    without making the bot (no code of the bot runs); its :class:`BotSpec`."""
+    return _resolve_spec(spec, None)[0]
+
+
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A new bot from a spec string: ``"greedy"``, ``"random:seed=3"``,
     ``"mybot:depth=2,seed=7"``.
@@ -324,13 +341,9 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     over the default 0.  An unknown bot, an unknown option or a value that is not allowed
     raises :class:`OptionError` with a one-line message saying what is allowed.
     """
-    name, raw = _parse(spec)
-    bspec = bot_spec(name)
-    allowed = bspec.all_options
-    given = {k: _coerce(allowed.get(k), v, text) for k, (v, text) in raw.items()}
-    if "seed" not in given and seed is not None:
-        given["seed"] = seed
-    bot = bspec.factory(**bspec.resolve(**given))
+    bspec, options = _resolve_spec(spec, seed)
+    name = bspec.name
+    bot = bspec.factory(**options)
     if not callable(getattr(bot, "choose", None)):
         raise OptionError(f"bot {name!r}: its factory returned {type(bot).__name__}, not a Bot")
     return bot
@@ -360,6 +373,26 @@ def _call(seat: int, bot: Any, hook: str, *args: Any) -> Any:
         raise BotError(seat, f"{name}.{hook}() raised {type(exc).__name__}: {exc}") from exc
 
 
+def _describe(obj: Any) -> str:
+    """What a bot answered, for an error message, without calling any of its methods
+    (its ``__repr__`` or ``__str__`` may raise, or lie): the type, and the value of a
+    plain None, bool, int, float or str."""
+    kind = type(obj)
+    if obj is None or kind in (bool, int, float, str):
+        text = repr(obj)
+        return f"{kind.__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+    try:
+        name = kind.__qualname__
+    except BaseException:  # noqa: BLE001
+        name = "?"
+    return f"an object of type {name if isinstance(name, str) else '?'}"
+
+
+def _noop(bot: Any, hook: str) -> bool:
+    """Whether ``bot``'s ``hook`` is :class:`Bot`'s own, which does nothing."""
+    return getattr(getattr(bot, hook, None), "__func__", None) is getattr(Bot, hook)
+
+
 def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
     """Play ``round`` (a :class:`bones.Round`) to its end with ``bots[seat]`` for each seat;
     return its :class:`~bones.RoundResult`.
@@ -376,16 +409,21 @@ def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
     players = round.players
     if len(bots) != players:
         raise ValueError(f"play_round: {players} seats but {len(bots)} bots")
+    # Bot's own start_round, observe and end_round do nothing: a bot that keeps them is
+    # not called (and its observations are not built)
+    observers = [(seat, bot) for seat, bot in enumerate(bots) if not _noop(bot, "observe")]
     for seat, bot in enumerate(bots):
-        _call(seat, bot, "start_round", round.observation(seat))
+        if not _noop(bot, "start_round"):
+            _call(seat, bot, "start_round", round.observation(seat))
     seen = 0
 
     def deliver() -> None:
         nonlocal seen
         events = round.events
-        for event in events[seen:]:
-            for seat, bot in enumerate(bots):
-                _call(seat, bot, "observe", event)
+        if observers:
+            for event in events[seen:]:
+                for seat, bot in observers:
+                    _call(seat, bot, "observe", event)
         seen = len(events)
 
     deliver()
@@ -394,11 +432,9 @@ def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
         observation = round.observation(seat)
         legal = observation.legal_moves
         move = _call(seat, bots[seat], "choose", observation, legal)
-        if not isinstance(move, Move):
-            raise BotError(
-                seat, f"choose() returned {type(move).__name__} {move!r}, not a bones.Move"
-            )
-        if move not in legal:
+        if type(move) is not Move:  # exactly a Move: a subclass or a look-alike may lie
+            raise BotError(seat, f"choose() returned {_describe(move)}, not a bones.Move")
+        if move not in legal:  # Move.__eq__ compares the move codes
             raise BotError(
                 seat,
                 f"choose() returned {move}, which is not legal; legal: "
@@ -408,5 +444,6 @@ def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
         deliver()
     result: RoundResult = round.result
     for seat, bot in enumerate(bots):
-        _call(seat, bot, "end_round", result, round.observation(seat))
+        if not _noop(bot, "end_round"):
+            _call(seat, bot, "end_round", result, round.observation(seat))
     return result

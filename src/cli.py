@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
@@ -91,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=1.0,
         metavar="S",
-        help="time per measurement (default 1.0)",
+        help="time per measurement (default 1.0); the number of measurements and the "
+        "total time are printed on stderr first",
     )
     p.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
     _add_option_argument(p)
@@ -254,6 +256,21 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
             file=sys.stderr,
         )
         return 1
+    runs = [
+        (v, n, v.move_scorer is None, not args.no_python or v.move_scorer is not None)
+        for v, n in plan
+    ]
+    count = sum(int(core) + int(py) for _, _, core, py in runs)
+    shown: dict[str, list[str]] = {}
+    for v, n, _, _ in runs:
+        shown.setdefault(v.name, []).append(str(n))
+    what = "; ".join(f"{name}: {', '.join(ns)} players" for name, ns in shown.items())
+    print(
+        f"bones bench: {count} measurements of {args.seconds:g} s ({what}): "
+        f"about {count * args.seconds:.1f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     rows = []
     if not args.json:
         print(
@@ -345,7 +362,15 @@ def _match_parsers(sub: Any) -> None:
         "--sprt",
         nargs="*",
         metavar="KEY=VALUE",
-        help="stop once a GSPRT decides: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults)",
+        help="stop once a GSPRT decides: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults; "
+        "any of them, also comma separated: --sprt elo0=0,elo1=5); it takes only KEY=VALUE "
+        "words, so bots may follow",
+    )
+    p.add_argument(
+        "--secret",
+        metavar="HEX",
+        help="key of the bots' seeds (default: drawn at random for a new match and kept in "
+        "the journal); give one to play the same games again in another journal",
     )
     p.add_argument(
         "--journal",
@@ -381,18 +406,39 @@ def _match_parsers(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the record itself as JSON")
 
 
+_SPRT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^,:]*(,[A-Za-z_][A-Za-z0-9_]*=[^,:]*)*,?")
+
+
+def _split_sprt(args: argparse.Namespace) -> None:
+    """``--sprt`` takes only KEY=VALUE words (``elo1=5``, ``elo0=0,elo1=5``): the words
+    after them that are not (bot specs: ``greedy``, ``random:seed=3``) are bots."""
+    if not args.sprt:
+        return
+    words = list(args.sprt)
+    keep = 0
+    while keep < len(words) and _SPRT_WORD.fullmatch(words[keep]):
+        keep += 1
+    args.sprt = words[:keep]
+    args.bots = list(args.bots) + words[keep:]
+
+
 def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
-    from .match.journal import read_journal
-    from .match.runner import MatchConfig, MatchError
+    from .match.journal import JournalReader
+    from .match.runner import MatchConfig, MatchError, trusted_plugins
     from .match.stats import SPRT
 
+    _split_sprt(args)
     old: dict[str, Any] = {}
     path = args.journal
     if args.resume:
         if not args.bots and not path:
             raise UsageError("--resume without bots needs --journal PATH (the match to resume)")
         if path and os.path.exists(path):
-            old = read_journal(path).config or {}
+            reader = JournalReader(path)
+            try:
+                old = reader.final_config() or {}
+            finally:
+                reader.close()
         if not args.bots and not old:
             raise MatchError(f"--resume: {path} is not a journal to resume, and no bots are given")
     if not args.resume and not args.bots:
@@ -409,6 +455,15 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
             raise UsageError(str(exc)) from None
     timeout = pick(args.timeout, "timeout", 10.0)
     options = parse_options(args.option) if args.option else old.get("options", {})
+    plugins = list(args.plugin)
+    if not plugins and old.get("plugins"):  # named by the journal: only if installed
+        where = f"--resume: the journal {path}"
+        plugins = list(trusted_plugins(old["plugins"], args.plugin, where))
+    secret = args.secret
+    if secret is not None:
+        secret = secret.strip().lower()
+        if not re.fullmatch(r"[0-9a-f]{32,128}", secret):
+            raise UsageError("--secret takes 32 to 128 hex digits (e.g. 64, as the journal has)")
     data = {
         "bots": list(args.bots) or old.get("bots", []),
         "variant": pick(args.variant, "variant", "straight"),
@@ -420,7 +475,8 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "duplicate": False if args.no_duplicate else old.get("duplicate", True),
         "timeout": None if not timeout else timeout,
         "sprt": sprt,
-        "plugins": list(args.plugin) or old.get("plugins", []),
+        "plugins": plugins,
+        "secret": secret,
     }
     return MatchConfig.from_dict(data), path
 
@@ -476,9 +532,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = sys.stdout
     try:
         try:
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
         except SystemExit as exc:  # --help, --version
             return exc.code if isinstance(exc.code, int) else 0
+        if extra:  # bones match greedy --games 10 random: bots after options are bots
+            if args.command != "match" or any(e.startswith("-") for e in extra):
+                raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+            args.bots = list(args.bots) + extra
         if not args.command:
             parser.print_help(out)
             return 2

@@ -18,12 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgpack
 
-from .records import RoundResult
+from .errors import OptionError
+from .records import Reason, RoundResult, unpack_message
 from .registry import variant as _lookup_variant
+from .variant import brief
+
+if TYPE_CHECKING:
+    from .core.round import Round
 
 __all__ = [
     "SCHEMA",
@@ -354,7 +359,7 @@ def _straight_award(
     return tuple(result.points), tuple(round5(v) // scale for v in result.values)
 
 
-def _round_class() -> Any:
+def _round_class() -> type[Round]:
     from .core.round import Round
 
     return Round
@@ -402,7 +407,7 @@ class Game:
 
     def _setup(self, variant: Any, players: int, seed: int, options: Mapping[str, Any]) -> None:
         spec = _lookup_variant(variant)
-        self._rules: dict[str, Any] = spec.resolve(players, **options)  # validates
+        self._rules: dict[str, Any] = spec.resolve_options(players, options)  # validates
         self._variant: str = spec.name
         self._base: str = spec.base
         self._players: int = players
@@ -417,7 +422,7 @@ class Game:
         self._kozel: KozelAccounts | None = None
         self._kozel_rules = KozelRules.from_options(self._rules)
 
-    def _start(self, first: Any, scores: Sequence[int] | None) -> None:
+    def _start(self, first: Round, scores: Sequence[int] | None) -> None:
         self._round = first
         self._sides: tuple[tuple[int, ...], ...] = tuple(tuple(s) for s in first.sides)
         n = len(self._sides)
@@ -436,7 +441,7 @@ class Game:
     def from_round(
         cls,
         variant: str,
-        round: Any,
+        round: Round,
         *,
         seed: int = 0,
         scores: Sequence[int] | None = None,
@@ -463,7 +468,7 @@ class Game:
         leader: int | None,
         extra: Mapping[str, Any],
         scores: Sequence[int] | None,
-    ) -> Any:
+    ) -> Round:
         options = dict(self._options)
         options.update(extra)
         return _round_class().deal(
@@ -506,7 +511,7 @@ class Game:
         return dict(self._rules)
 
     @property
-    def round(self) -> Any:
+    def round(self) -> Round:
         """The current round (after the game ends: the last one)."""
         return self._round
 
@@ -566,7 +571,7 @@ class Game:
 
     # -- progress -----------------------------------------------------------------------
 
-    def next_round(self) -> Any:
+    def next_round(self) -> Round | None:
         """Record the finished round; deal and return the next one (``None`` once the
         game is over).  ``ValueError`` while the round is still being played or after the
         game is over."""
@@ -575,7 +580,8 @@ class Game:
         rnd = self._round
         if not rnd.is_over:
             raise ValueError("the current round is not over: play it to its end first")
-        result: RoundResult = rnd.result
+        result = rnd.result
+        assert result is not None  # the round is over
         self._record(rnd, result)
         if self._over:
             return None
@@ -595,31 +601,39 @@ class Game:
         self._index = index
         return self._round
 
-    def _record(self, rnd: Any, result: RoundResult) -> None:
+    def _record(self, rnd: Round, result: RoundResult) -> None:
+        scores, kozel, winners, losers = self._settle(rnd, result, self._scores, self._kozel)
+        self._kozel = kozel
+        self._add(scores, result, winners, losers)
+
+    def _settle(
+        self,
+        rnd: Round,
+        result: RoundResult,
+        before: tuple[int, ...],
+        kozel: KozelAccounts | None,
+    ) -> tuple[tuple[int, ...], KozelAccounts | None, tuple[int, ...] | None, tuple[int, ...]]:
+        """What recording ``result`` (of ``rnd``) does to scores ``before`` (Kozel: to the
+        accounts ``kozel``): ``(scores, accounts, winners or None, losers)``; winners
+        ``None`` while the game goes on.  Pure: the game itself is not changed."""
         base = self._base
         rules = self._rules
         n = len(self._sides)
         if base == "kozel":
-            assert self._kozel is not None
-            self._kozel, _ = kozel_record(
-                self._kozel, result.winners, result.values, self._kozel_rules
-            )
-            scores = self._kozel.scores
-            end = kozel_game_end(scores, self._kozel_rules)
+            assert kozel is not None
+            kozel, _ = kozel_record(kozel, result.winners, result.values, self._kozel_rules)
+            end = kozel_game_end(kozel.scores, self._kozel_rules)
             if end is None:
-                self._add(scores, result)
-            else:
-                self._add(scores, result, *end)
-            return
+                return kozel.scores, kozel, None, ()
+            return kozel.scores, kozel, end[0], end[1]
         if base == "block":  # one round is the whole game
             winners = tuple(result.winners)
-            scores = tuple(s + p for s, p in zip(self._scores, result.points, strict=True))
-            self._add(scores, result, winners, tuple(i for i in range(n) if i not in winners))
-            return
+            scores = tuple(s + p for s, p in zip(before, result.points, strict=True))
+            return scores, None, winners, tuple(i for i in range(n) if i not in winners)
         exact = base == "straight" and bool(rules.get("exact_target"))
         target = rules["target"]
         if base != "straight":
-            scores = tuple(s + p for s, p in zip(self._scores, result.points, strict=True))
+            scores = tuple(s + p for s, p in zip(before, result.points, strict=True))
         elif result.reason == "target":  # the round ended the game: no hand bonus
             scores = tuple(rnd.scores)
         else:
@@ -636,9 +650,8 @@ class Game:
         if result.reason == "target" and not winners:  # the round says so: trust it
             winners = tuple(i for i, s in enumerate(scores) if s == max(scores))
         if winners:
-            self._add(scores, result, winners, tuple(i for i in range(n) if i not in winners))
-        else:
-            self._add(scores, result)
+            return scores, None, winners, tuple(i for i in range(n) if i not in winners)
+        return scores, None, None, ()
 
     def _add(
         self,
@@ -688,14 +701,50 @@ class Game:
     @classmethod
     def from_msgpack(cls, data: bytes | bytearray | memoryview) -> Game:
         """The game :meth:`to_msgpack` wrote; ``ValueError`` naming what is wrong for
-        bytes that are truncated, malformed or of another schema or version."""
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise ValueError(f"Game.from_msgpack takes bytes, not {type(data).__name__}")
-        try:
-            doc = msgpack.unpackb(bytes(data), raw=False, strict_map_key=False)
-        except Exception as exc:
-            raise ValueError(f"Game msgpack is truncated or malformed: {exc}") from None
+        bytes that are truncated, malformed, of another schema or version, or that
+        describe a game no play could have produced (a round of another variant, scores
+        that disagree with the history, a game over without winners, ...)."""
+        doc = unpack_message(
+            data,
+            "Game msgpack",
+            max_depth=_MAX_DEPTH,
+            max_array_len=_MAX_ROUNDS,
+            max_map_len=64,
+            max_str_len=256,
+            max_bin_len=1 << 16,
+            strict_map_key=False,  # hand_size={2: 7} has int keys
+        )
         return _load(cls, doc)
+
+
+# ---------------------------------------------------------------------------------------
+# Loading: every field checked, then the whole game checked for consistency
+
+#: The fields of a Game message.
+_FIELDS = frozenset(
+    {
+        "schema",
+        "version",
+        "variant",
+        "players",
+        "seed",
+        "options",
+        "round_index",
+        "scores",
+        "kozel",
+        "results",
+        "history",
+        "over",
+        "winners",
+        "losers",
+        "round",
+    }
+)
+_MAX_DEPTH = 4  # the map, results, one result, its winners
+_MAX_ROUNDS = 4096  # recorded rounds
+_MAX_SCORE = 1 << 24  # |a score|, a point award or a hand value: far inside the core's int32
+_MAX_AWARD = 200  # a round's award or hand value: the set has 168 pips (a lone 0-0: 25)
+_REASONS = ("out", "blocked", "target")
 
 
 def _bad(what: str) -> ValueError:
@@ -713,62 +762,93 @@ def _get(doc: Mapping[Any, Any], key: str, kind: type | tuple[type, ...], what: 
     return value
 
 
-def _ints(value: Any, key: str, length: int | None = None) -> tuple[int, ...]:
+def _ints(
+    value: Any, key: str, length: int | None = None, low: int = -_MAX_SCORE, high: int = _MAX_SCORE
+) -> tuple[int, ...]:
     if not isinstance(value, list) or any(
         isinstance(v, bool) or not isinstance(v, int) for v in value
     ):
-        raise _bad(f"field {key!r} must be a list of ints; got {value!r}")
+        raise _bad(f"field {key!r} must be a list of ints; got {brief(value)}")
     if length is not None and len(value) != length:
         raise _bad(f"field {key!r} must have {length} entries; got {len(value)}")
+    if any(not low <= v <= high for v in value):
+        raise _bad(f"field {key!r} must hold ints from {low} to {high}; got {brief(value)}")
     return tuple(value)
+
+
+def _sides_of(value: Any, key: str, n: int) -> tuple[int, ...]:
+    """A sorted set of side indices below ``n``."""
+    sides = _ints(value, key, None, 0, n - 1)
+    if list(sides) != sorted(set(sides)):
+        raise _bad(f"field {key!r} must list distinct sides in order; got {list(sides)}")
+    return sides
+
+
+def _result(item: Any, i: int, n: int, players: int) -> RoundResult:
+    if not (isinstance(item, list) and len(item) == 5):
+        raise _bad(f"results[{i}] must be [reason, winners, points, values, last_seat]")
+    reason, winners, points, values, last = item
+    if reason not in _REASONS or not isinstance(reason, str):
+        raise _bad(f"results[{i}] reason must be one of {', '.join(_REASONS)}; got {brief(reason)}")
+    if isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < players:
+        raise _bad(f"results[{i}] last_seat must be a seat (0..{players - 1}); got {brief(last)}")
+    result = RoundResult(
+        cast(Reason, reason),
+        _sides_of(winners, f"results[{i}].winners", n),
+        _ints(points, f"results[{i}].points", n, -_MAX_AWARD, _MAX_AWARD),
+        _ints(values, f"results[{i}].values", n, 0, _MAX_AWARD),
+        last,
+    )
+    if sum(result.values) > _MAX_AWARD:
+        raise _bad(f"results[{i}] values add up to more than the pips of a set")
+    return result
 
 
 def _load(cls: type[Game], doc: Any) -> Game:
     if not isinstance(doc, dict):
         raise _bad(f"expected a map, got {type(doc).__name__}")
     if doc.get("schema") != SCHEMA:
-        raise _bad(f"schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+        raise _bad(f"schema is {brief(doc.get('schema'))}, expected {SCHEMA!r}")
     version = doc.get("version")
-    if version != SCHEMA_VERSION:
-        raise _bad(f"unsupported version {version!r} (this bones reads {SCHEMA_VERSION})")
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise _bad(f"unsupported version {brief(version)} (this bones reads {SCHEMA_VERSION})")
+    unknown = [key for key in doc if key not in _FIELDS]
+    if unknown:
+        raise _bad(f"unknown field {brief(unknown[0])}")
     variant = _get(doc, "variant", str, "a variant name")
     players = _get(doc, "players", int, "an int")
     seed = _get(doc, "seed", int, "an int")
     options = _get(doc, "options", dict, "a map")
+    if any(not isinstance(key, str) for key in options):
+        raise _bad(f"option names must be strings; got {brief(list(options))}")
     index = _get(doc, "round_index", int, "an int")
     over = _get(doc, "over", bool, "a bool")
     raw_round = _get(doc, "round", bytes, "bytes")
     game = cls.__new__(cls)
-    game._setup(variant, players, seed, options)  # OptionError (a ValueError) if invalid
+    try:
+        game._setup(variant, players, seed, options)
+    except OptionError as exc:  # an unknown variant or option, a value not allowed
+        raise OptionError(f"Game msgpack: {exc}") from None
+    except ValueError as exc:  # a seed out of range
+        raise _bad(str(exc)) from None
     try:
         rnd = _round_class().from_msgpack(raw_round)
-    except Exception as exc:
+    except Exception as exc:  # the core promises ValueError; never let anything else out
         raise _bad(f"the current round does not load: {exc}") from None
+    if rnd.variant != game._variant:
+        raise _bad(f"the current round is of variant {rnd.variant!r}, the game {variant!r}")
     if rnd.players != players:
         raise _bad(f"the round has {rnd.players} players, the game {players}")
     n = len(rnd.sides)
     game._round = rnd
     game._sides = tuple(tuple(s) for s in rnd.sides)
+    if not 0 <= index < _MAX_ROUNDS:
+        raise _bad(f"round_index must be from 0 to {_MAX_ROUNDS - 1}; got {index}")
     game._index = index
     game._scores = _ints(doc.get("scores"), "scores", n)
-    results: list[RoundResult] = []
     raw_results = _get(doc, "results", list, "a list")
-    for i, item in enumerate(raw_results):
-        if not (isinstance(item, list) and len(item) == 5 and isinstance(item[0], str)):
-            raise _bad(f"results[{i}] must be [reason, winners, points, values, last_seat]")
-        last = item[4]
-        if isinstance(last, bool) or not isinstance(last, int):
-            raise _bad(f"results[{i}] last_seat must be an int")
-        results.append(
-            RoundResult(
-                item[0],
-                _ints(item[1], f"results[{i}].winners"),
-                _ints(item[2], f"results[{i}].points", n),
-                _ints(item[3], f"results[{i}].values", n),
-                last,
-            )
-        )
-    if index < 0 or len(results) != index + (1 if over else 0):
+    results = [_result(item, i, n, players) for i, item in enumerate(raw_results)]
+    if len(results) != index + (1 if over else 0):
         raise _bad(
             f"{len(results)} results do not fit round_index {index} of a game "
             + ("that is over" if over else "in progress")
@@ -780,23 +860,146 @@ def _load(cls: type[Game], doc: Any) -> Game:
     if len(game._history) != len(results):
         raise _bad("history must have one entry per result")
     game._over = over
-    game._winners = _ints(doc.get("winners"), "winners")
-    game._losers = _ints(doc.get("losers"), "losers")
+    game._winners = _sides_of(doc.get("winners"), "winners", n)
+    game._losers = _sides_of(doc.get("losers"), "losers", n)
     kozel = doc.get("kozel")
     if game._base == "kozel":
-        if not isinstance(kozel, dict):
-            raise _bad("field 'kozel' must be a map for a Kozel game")
-        opened = kozel.get("opened")
+        if not isinstance(kozel, dict) or set(kozel) != {"opened", "hanging", "pot"}:
+            raise _bad("field 'kozel' must be a map of opened, hanging and pot for a Kozel game")
+        opened = kozel["opened"]
         if not isinstance(opened, list) or len(opened) != n:
             raise _bad(f"kozel.opened must be a list of {n} bools")
         if any(not isinstance(o, bool) for o in opened):
             raise _bad("kozel.opened must be a list of bools")
-        hanging = _ints(kozel.get("hanging"), "kozel.hanging", n)
-        pot = _get(kozel, "pot", int, "an int")
+        hanging = _ints(kozel["hanging"], "kozel.hanging", n, 0)
+        pot = _ints([kozel["pot"]], "kozel.pot", 1, 0)[0]
         game._kozel = KozelAccounts(game._scores, tuple(opened), hanging, pot)
     elif kozel is not None:
         raise _bad("field 'kozel' must be nil outside Kozel")
+    _check_game(game, rnd, raw_round)
     return game
+
+
+def _check_step(
+    game: Game, i: int, before: tuple[int, ...], after: tuple[int, ...], result: RoundResult
+) -> None:
+    """What recording round ``i`` may do to the scores: Kozel and All Fives without
+    ``hand_penalty`` never lower one; in Kozel only the sides that write (penalty: the
+    losers; ``credit_winner``: the winners; eggs: nobody) change."""
+    base = game._base
+    if base == "kozel" or (base == "straight" and not game._rules.get("hand_penalty")):
+        if any(a < b for a, b in zip(after, before, strict=True)):
+            raise _bad(f"history[{i}] lowers a score, which no round of {game._variant} does")
+    if base == "kozel":
+        winners = set(result.winners)
+        credit = game._kozel_rules.scoring_style == "credit_winner"
+        for side, (b, a) in enumerate(zip(before, after, strict=True)):
+            writes = bool(winners) and ((side in winners) == credit)
+            if a != b and not writes:
+                raise _bad(f"history[{i}] changes side {side}, which wrote nothing that round")
+
+
+def _check_game(game: Game, rnd: Round, raw_round: bytes) -> None:
+    """The invariants every played game satisfies; ``ValueError`` naming the first that a
+    loaded one breaks, so that a loaded game never disagrees with a played one."""
+    base, rules = game._base, game._rules
+    results, history, scores = game._results, game._history, game._scores
+    index, over = game._index, game._over
+    deal = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)  # it loaded: valid
+    overrides, deal_scores = dict(deal[4]), tuple(deal[9])
+    # the round was dealt with the game's options (after a block, last_bone adds one)
+    expected = dict(game._options)
+    if (
+        base == "straight"
+        and index > 0
+        and rules.get("next_leader") == "last_bone"
+        and overrides.get("first_leader") == "highest_double"
+    ):
+        expected["first_leader"] = "highest_double"
+    if overrides != expected or any(type(overrides[k]) is not type(v) for k, v in expected.items()):
+        raise _bad(
+            f"the current round was made with options {brief(overrides)}, "
+            f"the game's are {brief(expected)}"
+        )
+    if results and scores != history[-1]:
+        raise _bad("scores must equal the last history entry")
+    if over:
+        if not rnd.is_over or rnd.result != results[-1]:
+            raise _bad("the game is over, but its current round is not the last recorded one")
+    elif game._winners or game._losers:
+        raise _bad("a game in progress has no winners or losers")
+    if index > 0:  # the game dealt this round: from its seed, with the scores before it
+        if deal_scores != history[index - 1]:
+            raise _bad("the current round was not dealt with the game's scores before it")
+        try:
+            fresh = _round_class().deal(
+                game._variant,
+                game._players,
+                round_seed(game._seed, index),
+                rnd.leader,
+                None,
+                list(deal_scores),
+                **overrides,
+            )
+            dealt = msgpack.unpackb(fresh.to_msgpack(), raw=False, strict_map_key=False)
+        except Exception as exc:
+            raise _bad(f"round {index} cannot be dealt again: {exc}") from None
+        if dealt[5:7] != deal[5:7]:
+            raise _bad(f"round {index} is not the one the game's seed deals")
+    # nobody had won before the last recorded round
+    target = rules.get("target", 0)
+    exact = base == "straight" and bool(rules.get("exact_target"))
+    for i, (result, entry) in enumerate(zip(results, history, strict=True)):
+        if over and i == len(results) - 1:
+            break
+        if base == "block":
+            raise _bad("a block game is over after its one round")
+        if base == "kozel":
+            ended = kozel_game_end(entry, game._kozel_rules) is not None
+        else:
+            ended = result.reason == "target" or bool(target_winners(entry, target, exact))
+        if ended:
+            raise _bad(f"the game was already over after round {i}, yet it went on")
+        if i > 0:
+            _check_step(game, i, history[i - 1], entry, result)
+        if base in ("multiplayer", "draw") and i > 0:
+            if entry != tuple(a + b for a, b in zip(history[i - 1], result.points, strict=True)):
+                raise _bad(f"history[{i}] is not history[{i - 1}] plus round {i}'s points")
+    if over and len(results) > 1:
+        _check_step(game, len(results) - 1, history[-2], history[-1], results[-1])
+    if base in ("multiplayer", "draw") and over and len(results) > 1:
+        last = tuple(a + b for a, b in zip(history[-2], results[-1].points, strict=True))
+        if last != history[-1]:
+            raise _bad("the last history entry is not the one before plus the last points")
+    if base == "kozel":
+        acc = game._kozel
+        assert acc is not None
+        kr = game._kozel_rules
+        if any(s > 0 and not o for s, o in zip(acc.scores, acc.opened, strict=True)):
+            raise _bad("a Kozel side with a positive score must have an open account")
+        limit = max(kr.open_threshold, 1) if kr.sub13_mode == "carry" else 1
+        if any(h >= limit for h in acc.hanging):
+            raise _bad("kozel.hanging amounts must be below the threshold (0 unless carry)")
+        if kr.eggs_pot == "off" and acc.pot:
+            raise _bad("kozel.pot must be 0 with eggs_pot=off")
+        end = kozel_game_end(scores, kr)
+        if over != (end is not None) or (end is not None and end != (game._winners, game._losers)):
+            raise _bad("over, winners and losers do not follow from the Kozel scores")
+        return
+    if over:  # record the last round again: the same scores and the same end
+        result = results[-1]
+        if len(history) > 1:
+            before = history[-2]
+        elif base == "straight":
+            before = deal_scores  # unused: the round's own scores carry the game's
+        else:
+            before = tuple(a - b for a, b in zip(scores, result.points, strict=True))
+        again, _, winners, losers = game._settle(rnd, result, before, None)
+        recorded = (game._scores, game._winners, game._losers)
+        if winners is None or (again, winners, losers) != recorded:
+            raise _bad("scores, winners and losers do not follow from the last round")
+    elif base != "block" and target and target_winners(scores, target, exact):
+        raise _bad("the scores have reached the target, yet the game is not over")
 
 
 def new_game(variant: str, players: int = 2, seed: int = 0, **options: Any) -> Game:

@@ -8,8 +8,10 @@ import msgpack
 
 from .core.moves import Move
 from .core.round import points_after
+from .core.rules import compile_rules
 from .core.tiles import Tile
-from .records import Event
+from .records import Event, unpack_message
+from .registry import variant as lookup_variant
 
 SCHEMA_VERSION = 1
 
@@ -142,39 +144,176 @@ class Observation:
 
     @classmethod
     def from_msgpack(cls, data: bytes) -> Observation:
-        """The observation encoded by ``to_msgpack``; bad bytes raise ValueError."""
-        try:
-            obj: Any = msgpack.unpackb(data, raw=False)
-        except Exception as exc:  # msgpack raises several unrelated types
-            raise ValueError(f"not a bones observation: {exc}") from None
+        """The observation encoded by ``to_msgpack``; bad bytes raise ValueError.
+
+        Every field is type-checked and bounded before it is used: a seat, a side or a
+        count outside the round's range, a tile or move that is not text, a variant or
+        options that do not resolve, hand sizes that disagree with the hand, legal moves
+        for a seat that is not to move, ... are all a ``ValueError`` naming the field."""
+        obj = unpack_message(
+            data,
+            "not a bones observation",
+            max_depth=_MAX_DEPTH,
+            max_array_len=_MAX_ITEMS,
+            max_map_len=64,
+            max_str_len=256,
+            max_bin_len=0,
+            strict_map_key=False,  # hand_size={3: 5} has int keys
+        )
         if (
             not isinstance(obj, list)
             or len(obj) != 17
+            or type(obj[0]) is not int
             or obj[:2] != [SCHEMA_VERSION, "observation"]
         ):
             raise ValueError("not a bones observation (schema 1): wrong header or length")
         try:
-            (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout,
-             count, events, scores, to_move, legal) = obj  # fmt: skip
-            return cls(
-                seat=int(seat),
-                side=int(side),
-                variant=str(variant),
-                options=dict(options),
-                players=int(players),
-                hand=tuple(Tile.parse(t) for t in hand),
-                hand_sizes=tuple(int(n) for n in sizes),
-                stock_size=int(stock),
-                ends=tuple((str(name), int(v)) for name, v in ends),
-                layout=tuple(Move.parse(m) for m in layout),
-                count=int(count),
-                events=tuple(
-                    Event(str(k), int(s), None if m is None else Move.parse(m), int(c), int(p))
-                    for k, s, m, c, p in events
-                ),
-                scores=tuple(int(x) for x in scores),
-                to_move=None if to_move is None else int(to_move),
-                legal_moves=tuple(Move.parse(m) for m in legal),
-            )
-        except (TypeError, ValueError) as exc:
+            return _decode(cls, obj)
+        except _Corrupt as exc:
             raise ValueError(f"corrupt bones observation: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------
+# Decoding
+
+
+_MAX_DEPTH = 3  # the message, the events, one event (options: the map, hand_size's map)
+_MAX_ITEMS = 1024  # events of a round: at most a few hundred
+_INT32 = (1 << 31) - 1
+_MAX_SCORE = 1_000_000_000  # the largest game score a round accepts (either sign)
+_EVENT_KINDS = ("play", "draw", "pass", "muggins")
+
+
+class _Corrupt(Exception):
+    """A field that is not what the schema says (turned into ValueError)."""
+
+
+def _int(value: Any, what: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Corrupt(f"{what} must be an int; got {type(value).__name__}")
+    if not low <= value <= high:
+        raise _Corrupt(f"{what} must be from {low} to {high}; got {value}")
+    return value
+
+
+def _list(value: Any, what: str, length: int | None = None) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Corrupt(f"{what} must be a list; got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise _Corrupt(f"{what} must have {length} entries; got {len(value)}")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise _Corrupt(f"{what} must be text; got {type(value).__name__}")
+    return value
+
+
+def _move(value: Any, what: str) -> Move:
+    try:
+        return Move.parse(_text(value, what))
+    except ValueError as exc:
+        raise _Corrupt(f"{what}: {exc}") from None
+
+
+def _tile(value: Any, what: str) -> Tile:
+    try:
+        return Tile.parse(_text(value, what))
+    except ValueError as exc:
+        raise _Corrupt(f"{what}: {exc}") from None
+
+
+def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
+    (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout,
+     count, events, scores, to_move, legal) = obj  # fmt: skip
+    variant = _text(variant, "variant")
+    if not isinstance(options, dict) or any(not isinstance(k, str) for k in options):
+        raise _Corrupt("options must be a map with text keys")
+    players = _int(players, "players", 2, 4)
+    try:
+        lookup_variant(variant).resolve_options(players, options)  # before the core does
+        sides = compile_rules(variant, players, options).sides
+    except ValueError as exc:  # OptionError: unknown variant, option or value
+        raise _Corrupt(str(exc)) from None
+    seat = _int(seat, "seat", 0, players - 1)
+    side = _int(side, "side", 0, len(sides) - 1)
+    if seat not in sides[side]:
+        raise _Corrupt(f"seat {seat} is not on side {side}")
+    hand_tiles = tuple(_tile(t, f"hand[{i}]") for i, t in enumerate(_list(hand, "hand")))
+    hand_sizes = tuple(
+        _int(n, f"hand_sizes[{i}]", 0, 28)
+        for i, n in enumerate(_list(sizes, "hand_sizes", players))
+    )
+    if hand_sizes[seat] != len(hand_tiles) or len(set(hand_tiles)) != len(hand_tiles):
+        raise _Corrupt(f"the hand ({len(hand_tiles)} distinct tiles) disagrees with hand_sizes")
+    stock_size = _int(stock, "stock_size", 0, 28)
+    layout_moves = tuple(_move(m, f"layout[{i}]") for i, m in enumerate(_list(layout, "layout")))
+    placed = [t for m in layout_moves for t in (m.tile, m.tile2) if t is not None]
+    if len(placed) != len(layout_moves) + sum(m.tile2 is not None for m in layout_moves) or len(
+        set(placed) | set(hand_tiles)
+    ) != len(placed) + len(hand_tiles):
+        raise _Corrupt("the layout must hold placements of distinct tiles not in the hand")
+    if sum(hand_sizes) + stock_size + len(placed) > 28:
+        raise _Corrupt("hands, boneyard and layout hold more than the 28 tiles")
+    end_list: list[tuple[str, int]] = []
+    for i, end in enumerate(_list(ends, "ends")):
+        name, value = _list(end, f"ends[{i}]", 2)
+        if len(_text(name, f"ends[{i}] name")) > 3:
+            raise _Corrupt(f"ends[{i}] name is too long")
+        end_list.append((name, _int(value, f"ends[{i}] number", 0, 6)))
+    count = _int(count, "count", 0, 255)
+    event_list: list[Event] = []
+    for i, event in enumerate(_list(events, "events")):
+        kind, who, move, n, points = _list(event, f"events[{i}]", 5)
+        if kind not in _EVENT_KINDS or not isinstance(kind, str):
+            raise _Corrupt(f"events[{i}] kind must be one of {', '.join(_EVENT_KINDS)}")
+        event_list.append(
+            Event(
+                kind,
+                _int(who, f"events[{i}] seat", 0, players - 1),
+                None if move is None else _move(move, f"events[{i}] move"),
+                _int(n, f"events[{i}] count", 0, 255),
+                _int(points, f"events[{i}] points", -_INT32, _INT32),
+            )
+        )
+    score_list = tuple(
+        _int(x, f"scores[{i}]", -_MAX_SCORE, _MAX_SCORE)
+        for i, x in enumerate(_list(scores, "scores", len(sides)))
+    )
+    mover = None if to_move is None else _int(to_move, "to_move", 0, players - 1)
+    legal_moves = tuple(
+        _move(m, f"legal_moves[{i}]") for i, m in enumerate(_list(legal, "legal_moves"))
+    )
+    if bool(legal_moves) != (mover == seat):
+        raise _Corrupt("legal_moves are given exactly when this seat is to move")
+    if len(set(legal_moves)) != len(legal_moves):
+        raise _Corrupt("legal_moves repeat a move")
+    for move in legal_moves:
+        if any(t is not None and t not in hand_tiles for t in (move.tile, move.tile2)):
+            raise _Corrupt(f"legal move {move} places a tile that is not in the hand")
+    obs = cls(
+        seat=seat,
+        side=side,
+        variant=variant,
+        options=dict(options),
+        players=players,
+        hand=hand_tiles,
+        hand_sizes=hand_sizes,
+        stock_size=stock_size,
+        ends=tuple(end_list),
+        layout=layout_moves,
+        count=count,
+        events=tuple(event_list),
+        scores=score_list,
+        to_move=mover,
+        legal_moves=legal_moves,
+    )
+    try:  # the layout must be one the rules can build, and the legal moves must fit it
+        if legal_moves and lookup_variant(variant).move_scorer is None:
+            obs.points_after(legal_moves[0])  # scores them all, once
+        else:  # a plugin's Python scorer is not run on untrusted bytes: the layout only
+            points_after(variant, players, options, layout_moves, (), score_list[side])
+    except ValueError as exc:
+        raise _Corrupt(str(exc)) from None
+    return obs

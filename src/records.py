@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+#: Why a round ended (:attr:`RoundResult.reason`).
+Reason = Literal["out", "blocked", "target"]
 
 
 class Event(NamedTuple):
@@ -31,8 +34,70 @@ class RoundResult(NamedTuple):
     hand values left.  ``last_seat``: the seat that placed the last tile.
     """
 
-    reason: str
+    reason: Reason
     winners: tuple[int, ...]
     points: tuple[int, ...]
     values: tuple[int, ...]
     last_seat: int
+
+
+# ---------------------------------------------------------------------------------------
+# Reading untrusted msgpack: the bounds every decoder applies before it looks at a field
+
+#: The largest message any decoder reads (a whole game is a few KiB).
+MAX_MESSAGE_BYTES = 1 << 20
+
+
+def unpack_message(
+    data: object,
+    what: str,
+    *,
+    max_depth: int,
+    max_array_len: int = 4096,
+    max_map_len: int = 64,
+    max_str_len: int = 256,
+    max_bin_len: int = 65536,
+    strict_map_key: bool = True,
+) -> Any:
+    """``msgpack.unpackb(data)`` with bounds for untrusted bytes: at most
+    :data:`MAX_MESSAGE_BYTES`, the given array, map, string and binary lengths, no
+    extension types and at most ``max_depth`` nested containers.  Anything else, and any
+    error of the msgpack reader, is a ``ValueError`` starting with ``what``."""
+    import msgpack
+
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"{what}: takes bytes, not {type(data).__name__}")
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ValueError(f"{what}: {len(data)} bytes is more than {MAX_MESSAGE_BYTES}")
+    try:
+        obj = msgpack.unpackb(
+            bytes(data),
+            raw=False,
+            strict_map_key=strict_map_key,
+            max_str_len=max_str_len,
+            max_bin_len=max_bin_len,
+            max_array_len=max_array_len,
+            max_map_len=max_map_len,
+            max_ext_len=0,
+        )
+    except Exception as exc:  # msgpack raises several unrelated types
+        detail = str(exc).strip().splitlines()[:1] or [type(exc).__name__]
+        raise ValueError(f"{what}: truncated or malformed msgpack ({detail[0][:200]})") from None
+    check_depth(obj, max_depth, what)
+    return obj
+
+
+def check_depth(obj: object, max_depth: int, what: str) -> None:
+    """``ValueError`` if ``obj`` nests lists and maps deeper than ``max_depth`` (the top
+    container is depth 1); iterative, so a deep value cannot exhaust the stack."""
+    stack: list[tuple[object, int]] = [(obj, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            depth += 1
+            if depth > max_depth:
+                raise ValueError(f"{what}: nested deeper than {max_depth} levels")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth) for item in items)
+            if isinstance(value, dict):
+                stack.extend((key, depth) for key in value)

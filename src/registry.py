@@ -21,7 +21,7 @@ from .plugins.manager import (
     get_plugin_manager,
     reset_plugin_manager,
 )
-from .variant import Variant
+from .variant import Variant, check_base
 
 if TYPE_CHECKING:
     from .bot import BotSpec
@@ -60,8 +60,10 @@ def _collect(
     only: tuple[str, ...] | None = None,
 ) -> None:
     """Call each plugin's ``hook`` on its own, so a broken plugin is skipped whole: one
-    whose hook raises, registers something that is not a ``kind``, or a name already
-    taken is reported and none of its registrations are kept.
+    whose hook raises, registers something that is not a ``kind``, a name already taken
+    or a variant its rule family cannot run (:func:`~bones.variant.check_base`: an
+    unknown or missing option, a value the family does not understand) is reported and
+    none of its registrations are kept.
 
     The built-in plugins run first and each plugin's registrations are added as soon as
     its hook returns, so a plugin may look up a built-in (to derive from it) in its hook or
@@ -101,6 +103,8 @@ def _collect(
                         f"{shelf.items[item.name].plugin!r} and {plugin!r}"
                     )
                 names.add(item.name)
+                if isinstance(item, Variant):
+                    check_base(item)  # only options, and values, its rule family reads
         except Exception as exc:  # a plugin must not take bones down
             lines = str(exc).strip().splitlines()
             error = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -11,6 +11,7 @@ This module imports neither the core nor the plugin machinery, so it is usable o
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -18,13 +19,27 @@ from typing import Any
 
 from .errors import OptionError
 
-__all__ = ["BASES", "MAX_TILES", "Option", "Variant", "at_least", "show"]
+__all__ = [
+    "BASES",
+    "BASE_OPTIONS",
+    "MAX_INT_OPTION",
+    "MAX_TILES",
+    "Option",
+    "Variant",
+    "at_least",
+    "check_base",
+    "show",
+]
 
 #: The core rule families a variant can run on.
 BASES = ("straight", "multiplayer", "kozel", "block", "draw")
 
 #: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
 MAX_TILES = 28
+
+#: The largest value a free integer option (``target``, ``open_threshold``) may take: the
+#: core keeps scores and the target in 32-bit fields, and a game needs room to pass it.
+MAX_INT_OPTION = 1_000_000
 
 #: ``(layout, move, count) -> points``: replaces the built-in per-move scoring (slow path);
 #: ``layout`` is the tuple of placements before ``move``, public information only.
@@ -51,6 +66,24 @@ def _same(a: object, b: object) -> bool:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxstring = 60
+_REPR.maxother = 60
+_REPR.maxlong = 40
+for _attr in ("maxlist", "maxtuple", "maxdict", "maxset", "maxfrozenset"):
+    setattr(_REPR, _attr, 8)
+
+
+def brief(value: object) -> str:
+    """``repr(value)`` cut to a bounded size and depth, for error messages about values
+    that may come from untrusted bytes (a deep or huge value must not blow up a message)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # a hostile __repr__
+        return f"<{type(value).__name__}>"
 
 
 def at_least(minimum: int) -> Callable[[object], bool]:
@@ -157,29 +190,50 @@ class Option:
                 value = self.presets[value]
             if isinstance(value, Mapping):
                 per = _int_keys(value)
-                if per is None or players not in per:
+                if per is None:
+                    raise OptionError(
+                        f"{variant}: option {self.name!r} as a dict must map player counts "
+                        f"(ints, or digit strings) to values; got {_shown(original)}"
+                    )
+                if players not in per:
                     raise OptionError(
                         f"{variant}: option {self.name!r} gives no value for {players} "
-                        f"players; got {show(original)}"
+                        f"players; got {_shown(original)}"
                     )
                 value = per[players]
         if not self.accepts(value):
             raise OptionError(
-                f"{variant}: option {self.name!r} must be {self.allowed}; got {original!r}"
+                f"{variant}: option {self.name!r} must be {self.allowed}; got {brief(original)}"
             )
         return value
 
 
+def _shown(value: object) -> str:
+    """:func:`show` for a small flat mapping, else :func:`brief`."""
+    if (
+        isinstance(value, Mapping)
+        and len(value) <= 8
+        and all(isinstance(v, (int, str)) and len(repr(v)) <= 40 for v in value.values())
+        and all(isinstance(k, (int, str)) and len(repr(k)) <= 40 for k in value)
+    ):
+        return show(value)
+    return brief(value)
+
+
 def _int_keys(mapping: Mapping[Any, Any]) -> dict[int, Any] | None:
-    """``{"2": 7}`` (as JSON gives it) -> ``{2: 7}``; ``None`` if a key is not a count."""
+    """``{"2": 7}`` (as JSON gives it) -> ``{2: 7}``; ``None`` if a key is not a count.
+
+    A key is an int (not a bool) or a string of decimal digits; anything else (a float,
+    ``inf``, a list, ``"2.5"``) makes the whole mapping invalid."""
     out: dict[int, Any] = {}
     for key, value in mapping.items():
-        if isinstance(key, bool):
+        if _is_int(key):
+            count = key
+        elif isinstance(key, str) and 0 < len(key) <= 4 and key.isascii() and key.isdigit():
+            count = int(key)
+        else:
             return None
-        try:
-            out[int(key)] = value
-        except (TypeError, ValueError):
-            return None
+        out[count] = value
     return out
 
 
@@ -189,6 +243,160 @@ def _jsonable(value: object) -> Any:
     if isinstance(value, tuple):
         return [_jsonable(v) for v in value]
     return value
+
+
+# ---------------------------------------------------------------------------------------
+# What each core rule family reads
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values a core rule family understands for one option: ``choices`` (compared
+    type-strictly) or, with ``choices=None``, the ints from ``low`` to ``high``.
+    ``required``: the family (or the game) reads the option unconditionally, so a variant
+    on that family must declare it."""
+
+    choices: tuple[Any, ...] | None = None
+    low: int = 0
+    high: int = 0
+    required: bool = False
+
+    def accepts(self, value: object) -> bool:
+        if self.choices is not None:
+            return any(_same(value, c) for c in self.choices)
+        return _is_int(value) and self.low <= value <= self.high  # type: ignore[operator]
+
+    @property
+    def allowed(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        return f"an int from {self.low} to {self.high}"
+
+
+def _pick(*choices: Any, required: bool = False) -> Domain:
+    return Domain(choices=tuple(choices), required=required)
+
+
+def _span(low: int, high: int, *, required: bool = False) -> Domain:
+    return Domain(low=low, high=high, required=required)
+
+
+_BOOL = _pick(False, True)
+_HAND = _span(1, MAX_TILES, required=True)  # players * hand_size <= 28 is checked too
+_TARGET = _span(1, MAX_INT_OPTION)
+_RESERVE = _pick(0, 1, 2, required=True)
+
+#: Per core rule family: every option it (or :class:`~bones.Game`) reads and the values it
+#: understands.  A registered variant may declare only these options, must declare the
+#: ``required`` ones, and every value it allows must lie in the family's domain
+#: (:func:`check_base`); :meth:`Variant.resolve` checks resolved values against it too,
+#: so nothing that resolves can overflow the core's fields.
+BASE_OPTIONS: Mapping[str, Mapping[str, Domain]] = MappingProxyType(
+    {
+        "straight": MappingProxyType(
+            {
+                "hand_size": _HAND,
+                "spinner_rule": _pick("first_double", "none", "all_doubles"),
+                "spinner_sides_first": _BOOL,
+                "boneyard_reserve": _RESERVE,
+                "may_draw_with_playable": _BOOL,
+                "first_leader": _pick("random", "highest_double", required=True),
+                "next_leader": _pick("dominoer", "last_bone", "rotate"),
+                "blocked_award": _pick("opponents_total", "difference"),
+                "partner_pips_on_domino": _pick("ignore", "subtract"),
+                "score_scale": _pick(1, 5),
+                "target": _span(1, MAX_INT_OPTION, required=True),
+                "exact_target": _BOOL,
+                "target_check": _pick("immediate", "end_of_hand"),
+                "hand_penalty": _BOOL,
+                "muggins_claim": _BOOL,
+                "teams_with_4": _BOOL,
+            }
+        ),
+        "multiplayer": MappingProxyType(
+            {
+                "tile_ranking": _pick("pip_sum", "lexicographic"),
+                "opening_tile_forced": _BOOL,
+                "next_leader": _pick("previous_winner", "opening_rule"),
+                "stock_reserve": _RESERVE,
+                "voluntary_pass": _BOOL,
+                "stock_pips_to_winner": _BOOL,
+                "blocked_tie": _pick("lightest_tile", "no_winner"),
+                "geometry": _pick("unbounded"),
+                "target": _span(1, MAX_INT_OPTION, required=True),
+                "hand_size": _HAND,
+            }
+        ),
+        "kozel": MappingProxyType(
+            {
+                "hand_size": _HAND,
+                "teams_with_4": _BOOL,
+                "opening_order": _pick("highest_double", "one_one_first", "lowest_double_first"),
+                "nondouble_ranking": _pick("pip_sum", "lexicographic"),
+                "opening_tile_forced": _BOOL,
+                "no_zero_double_lead": _BOOL,
+                "redeal_bad_hand": _BOOL,
+                "next_leader": _pick("out_player", "fish_winner", "opening_rule"),
+                "double_double": _BOOL,
+                "lone_zero_double": _pick(25, 0, 10),
+                "scoring_style": _pick("penalty", "credit_winner"),
+                "open_threshold": _span(0, MAX_INT_OPTION),
+                "sub13_mode": _pick("discard", "carry"),
+                "threshold_scope": _pick("first_entry", "every_entry"),
+                "fish_winner": _pick("lowest_value", "blocker"),
+                "eggs_pot": _pick("total", "one_side", "off"),
+                "structural_fish_early": _BOOL,
+                "target": _TARGET,
+            }
+        ),
+        "block": MappingProxyType({"hand_size": _HAND, "teams_with_4": _pick(True)}),
+        "draw": MappingProxyType(
+            {
+                "hand_size": _HAND,
+                "stock_reserve": _RESERVE,
+                "teams_with_4": _BOOL,
+                "blocked_award": _pick("opponents_total", "difference"),
+                "target": _span(1, MAX_INT_OPTION, required=True),
+            }
+        ),
+    }
+)
+
+
+def check_base(variant: Variant) -> None:
+    """Check that ``variant`` declares only options its rule family reads, every option
+    the family needs, and only values the family understands; :class:`OptionError`
+    naming the variant and the option otherwise.  The registry runs it on every variant a
+    plugin registers (the plugin is reported and skipped when it fails)."""
+    known = BASE_OPTIONS[variant.base]
+    head = f"variant {variant.name!r} (base {variant.base!r})"
+    for name in variant.options:
+        if name not in known:
+            raise OptionError(
+                f"{head}: unknown option {name!r}; the {variant.base} family reads "
+                + ", ".join(known)
+            )
+    missing = [name for name, domain in known.items() if domain.required]
+    missing = [name for name in missing if name not in variant.options]
+    if missing:
+        raise OptionError(
+            f"{head}: missing option {missing[0]!r}, which the {variant.base} family needs"
+        )
+    for name, option in variant.options.items():
+        domain = known[name]
+        values: list[Any] = list(option.choices or ())
+        if option.per_players:
+            values += [v for preset in option.presets.values() for v in preset.values()]
+        if not option.per_players or not isinstance(option.default, (str, Mapping)):
+            values.append(option.default)  # a preset name or a per-player dict: below
+        for value in values:
+            if not domain.accepts(value):
+                raise OptionError(
+                    f"{head}: option {name!r} allows {brief(value)}, but the {variant.base} "
+                    f"family understands {domain.allowed}"
+                )
+    for players in variant.players:  # every default, resolved, against the domains too
+        variant.resolve(players)
 
 
 @dataclass(frozen=True)
@@ -256,14 +464,34 @@ class Variant:
         for name, option in self.options.items():
             value = overrides.get(name, option.default)
             resolved[name] = option.resolve(self.name, value, players)
+        family = BASE_OPTIONS[self.base]
+        for name, value in resolved.items():
+            domain = family.get(name)
+            if domain is not None and not domain.accepts(value):
+                raise OptionError(
+                    f"{self.name}: option {name!r} must be {domain.allowed} (what the "
+                    f"{self.base} rule family understands); got {brief(value)}"
+                )
         hand_size = resolved.get("hand_size")
-        if hand_size is not None and players * hand_size > MAX_TILES:
+        if isinstance(hand_size, int) and players * hand_size > MAX_TILES:
             raise OptionError(
                 f"{self.name}: option 'hand_size' {hand_size} with {players} players needs "
                 f"{players * hand_size} tiles; the set has {MAX_TILES}"
             )
         resolved["players"] = players
         return resolved
+
+    def resolve_options(self, players: object, options: Mapping[Any, Any]) -> dict[str, Any]:
+        """:meth:`resolve` for overrides held in a mapping that may come from untrusted
+        bytes: a key that is not a str, or that is not an option (``players`` included),
+        is an :class:`OptionError` like any unknown option, never a ``TypeError``."""
+        for key in options:
+            if not isinstance(key, str) or key not in self.options:
+                raise OptionError(
+                    f"{self.name}: unknown option {brief(key)}; options are "
+                    + (", ".join(self.options) or "(none)")
+                )
+        return self.resolve(players, **options)  # type: ignore[arg-type]
 
     def with_defaults(
         self,

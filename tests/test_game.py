@@ -140,7 +140,7 @@ def test_af12_next_leader_random_after_a_block():
 def af12_round(**options):
     # lead 6-6, then nobody holds a 6 and the boneyard is empty: blocked; P0 8, P1 13
     hands = [["6-6", "5-3"], ["1-0", "4-4", "2-2"]]
-    rnd = bones.Round.from_deal("straight", hands=hands, leader=0, **options)
+    rnd = bones.Round.from_deal("straight", hands=hands, leader=0, partial=True, **options)
     rnd.play("6-6")
     assert rnd.is_over and rnd.result.reason == "blocked"
     return rnd
@@ -174,7 +174,7 @@ def test_af16_game_ends_at_once_with_the_round():
     # Team A (P0+P2) has 245; P2's last tile 4-1 makes the count 6 + 4 = 10 -> 255: the
     # game ends at once and no domino bonus is paid.
     hands = [["6-2", "0-0"], ["2-1", "5-5"], ["4-1"], ["3-3", "5-0"]]
-    rnd = bones.Round.from_deal("straight", hands=hands, leader=0, scores=[245, 200])
+    rnd = bones.Round.from_deal("straight", hands=hands, leader=0, scores=[245, 200], partial=True)
     for move in ("6-2", "2-1@E", "4-1@E"):
         rnd.play(move)
     assert rnd.is_over and rnd.result.reason == "target"
@@ -188,7 +188,7 @@ def test_af10_in_a_game():
     # P0 leads 4-4 (8), P1 6-4 (8 + 6 = 14), P0 goes out with 6-6: 8 + 12 = 20 -> +20;
     # P1 holds 6-5 1-0 = 12 -> bonus 10; P0 leads the next hand.
     hands = [["4-4", "6-6"], ["6-4", "6-5", "1-0"]]
-    rnd = bones.Round.from_deal("straight", hands=hands, stock=["3-3"], leader=0)
+    rnd = bones.Round.from_deal("straight", hands=hands, stock=["3-3"], leader=0, partial=True)
     rnd.play("4-4")
     rnd.play(next(m for m in rnd.legal_moves if str(m.tile) == "6-4"))
     rnd.play(rnd.legal_moves[0])
@@ -242,7 +242,9 @@ def test_mp10_game_end():
 def test_mp10_in_a_game():
     # MP-7's block (P0 {4-6} 10, P1 {6-5 3-3} 17, two tiles left in the stock) from 95
     hands = [["2-1", "6-4"], ["6-5", "3-3"]]
-    rnd = bones.Round.from_deal("multiplayer", hands=hands, stock=["0-0", "1-1"], leader=0)
+    rnd = bones.Round.from_deal(
+        "multiplayer", hands=hands, stock=["0-0", "1-1"], leader=0, partial=True
+    )
     rnd.play("2-1")
     assert rnd.result.reason == "blocked" and rnd.result.points == (7, 0)
     game = Game.from_round("multiplayer", rnd, scores=(95, 60))
@@ -315,7 +317,7 @@ def test_kz8_fish_two_players():
 def kz8_round(**options):
     # P1 leads 4-4; P0 {1-2 3-3} = 9 and P1 {6-5 3-0} = 14 cannot follow: fish made by P1
     hands = [["2-1", "3-3"], ["4-4", "6-5", "3-0"]]
-    rnd = bones.Round.from_deal("kozel", hands=hands, leader=1, **options)
+    rnd = bones.Round.from_deal("kozel", hands=hands, leader=1, partial=True, **options)
     rnd.play("4-4")
     assert rnd.result.reason == "blocked" and rnd.result.last_seat == 1
     return rnd

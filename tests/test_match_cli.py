@@ -79,12 +79,16 @@ def test_match_bad_input(tmp_path, capsys, argv, message):
     assert not (tmp_path / "x.jsonl").exists()
 
 
-def test_existing_journal_needs_resume_or_overwrite(tmp_path, capsys):
+def test_existing_journal_continues_the_same_match_only(tmp_path, capsys):
     journal = str(tmp_path / "m.jsonl")
     args = ["match", "greedy", "random", "--games", "2", "--journal", journal, "--jobs", "1"]
-    assert run(capsys, *args)[0] == 0
-    code, _, err = run(capsys, *args)
-    assert code == 2 and "--resume continues that match" in err
+    code, first, _ = run(capsys, *args)
+    assert code == 0
+    code, again, err = run(capsys, *args)  # the same match again: its result at once
+    assert code == 0 and again == first and err == ""
+    code, _, err = run(capsys, *args[:-4], "--seed", "3", "--journal", journal)
+    assert code == 2 and "exists and holds another match (seed 0 (not 3))" in err
+    assert "--overwrite starts it again" in err
     assert run(capsys, *args, "--overwrite")[0] == 0
     code, _, err = run(capsys, *args[:-4], "--seed", "3", "--journal", journal, "--resume")
     assert code == 2 and "holds another match: seed 0 (not 3)" in err

@@ -102,8 +102,13 @@ def register_bots(register):
     register(BotSpec("t-stuck", StuckBot, "blocks SIGALRM and sleeps"))
 
 
+SECRET = "5e" * 32  # a fixed secret: separate runs of a match play the same games
+
+
 def _config(**kw):
-    base = dict(bots=("greedy", "random"), variant="straight", players=2, games=8, seed=5)
+    base = dict(
+        bots=("greedy", "random"), variant="straight", players=2, games=8, seed=5, secret=SECRET
+    )
     base.update(kw)
     return MatchConfig(**base)
 
@@ -275,8 +280,8 @@ def test_resume_refuses_another_match(tmp_path):
     run_match(_config(games=2), path, jobs=1)
     with pytest.raises(MatchError, match="another match"):
         run_match(_config(games=2, seed=6), path, jobs=1, resume=True)
-    with pytest.raises(ValueError, match="exists"):
-        run_match(_config(games=2), path, jobs=1)
+    with pytest.raises(ValueError, match="exists and holds another match"):
+        run_match(_config(games=2, seed=6), path, jobs=1)
 
 
 def test_corrupt_middle_line_is_an_error(tmp_path):
@@ -328,6 +333,7 @@ def test_sprt_stops_and_is_reproducible(tmp_path):
         (dict(bots=("greedy",)), "at least 2 bots"),
         (dict(format="swiss"), "unknown format 'swiss'; formats: head-to-head"),
         (dict(games=0), "--games must be"),
+        (dict(games=10**12), "a match schedules at most 10,000,000 games; --games"),
         (dict(bots=("a", "b", "c"), format="round-robin", sprt=None), "unknown bot 'a'"),
     ],
 )
@@ -357,7 +363,7 @@ def test_kill_9_and_resume(tmp_path):
     import sys
 
     args = ["greedy", "random", "--variant", "block", "--games", "3000", "--seed", "4"]
-    args += ["--jobs", "2", "--json"]
+    args += ["--jobs", "2", "--json", "--secret", SECRET]
     bones = [sys.executable, "-m", "bones", "match"]
     full = subprocess.run(
         [*bones, *args, "--journal", str(tmp_path / "full.jsonl")], capture_output=True, check=True

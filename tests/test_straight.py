@@ -248,7 +248,7 @@ def test_af_7_draw_until_playable():
 
 def test_af_7_boneyard_exhausted_then_pass():
     # "If the boneyard had been [2-4, 5-6] only": a stock of just those two tiles
-    r = deal(V, AF_7_HANDS, stock="2-4 5-6", leader=0)
+    r = deal(V, AF_7_HANDS, stock="2-4 5-6", leader=0, partial=True)
     r.play("3-0")
     assert drawn(r.events, 1) == 2
     assert passes(r.events, 1) == 1
@@ -594,7 +594,7 @@ def assert_blocked(r: bones.Round) -> None:
     ids=["opponents_total", "difference"],
 )
 def test_af_12_blocked_two_players(opts, points):
-    r = deal(V, ["4-3 6-2", "6-5 2-0"], stock=(), leader=0, **opts)
+    r = deal(V, ["4-3 6-2", "6-5 2-0"], stock=(), leader=0, partial=True, **opts)
     r.play("4-3")  # P1 holds no 4 or 3 and the boneyard is empty; nor does P0 after it
     assert_blocked(r)
     assert (hand_pips(r, 0), hand_pips(r, 1)) == (8, 13)
@@ -632,7 +632,7 @@ def test_af_13_b_blocked_three_players_two_tie_split():
     ids=["c-split-rounded-down", "d-all-tied"],
 )
 def test_af_13_cd_blocked_three_players(hands, values, winners, points):
-    r = deal(V, hands, stock=(), leader=0)
+    r = deal(V, hands, stock=(), leader=0, partial=True)
     r.play("3-3")  # nobody holds a 3
     assert_blocked(r)
     assert r.result.values == values
@@ -804,3 +804,75 @@ def test_af_17_four_players_blocked():
     assert r.result.values == (18, 22)
     assert r.result.winners == (0,)
     assert r.result.points == (20, 0)  # round5(22)
+
+
+# --------------------------------------------------------------------------------------
+# §2.8 Blocked ties among four individual players (teams_with_4=false): the k players tied
+# for least each score round5(pips of the others) / k, rounded down to a multiple of 5; all
+# four tied: nobody.  A lead of 6-6 that nobody can follow, the other tiles out of play.
+
+
+@pytest.mark.parametrize(
+    ("hands", "values", "winners", "points", "opts"),
+    [
+        # the worked example: 12, 19, 17, 12 -> floor5(round5(36) / 2) = floor5(17.5) = 15
+        (
+            ["6-6 5-5 2-0", "5-4 5-3 1-1", "4-4 3-3 2-1", "5-2 3-2"],
+            (12, 19, 17, 12),
+            (0, 3),
+            (15, 0, 0, 15),
+            {},
+        ),
+        # two tie: 5, 5, 9, 11 -> round5(20) / 2 = 10 each
+        (["6-6 3-2", "4-1", "4-3 2-0", "5-4 1-1"], (5, 5, 9, 11), (0, 1), (10, 10, 0, 0), {}),
+        # three tie: 4, 4, 4, 13 -> round5(13) = 15, / 3 = 5 each
+        (["6-6 4-0", "3-1", "2-2", "5-3 5-0"], (4, 4, 4, 13), (0, 1, 2), (5, 5, 5, 0), {}),
+        # three tie, a third that rounds down to zero: 4, 4, 4, 9 -> 10 / 3 -> 0 each
+        (["6-6 4-0", "3-1", "2-2", "5-4"], (4, 4, 4, 9), (0, 1, 2), (0, 0, 0, 0), {}),
+        # all four tie: nobody
+        (["6-6 4-0", "3-1", "2-2", "2-1 1-0"], (4, 4, 4, 4), (), (0, 0, 0, 0), {}),
+        # blocked_award=difference: 12, 19, 17, 12 -> (19 - 12) + (17 - 12) = 12 -> 10 / 2
+        (
+            ["6-6 5-5 2-0", "5-4 5-3 1-1", "4-4 3-3 2-1", "5-2 3-2"],
+            (12, 19, 17, 12),
+            (0, 3),
+            (5, 0, 0, 5),
+            {"blocked_award": "difference"},
+        ),
+    ],
+    ids=["worked-12-19-17-12", "two-tie", "three-tie", "three-tie-zero", "all-four", "diff"],
+)
+def test_af_2_8_blocked_tie_four_individual_players(hands, values, winners, points, opts):
+    r = deal(V, hands, stock=(), leader=0, partial=True, teams_with_4=False, **opts)
+    r.play("6-6")  # nobody holds a 6 after the lead
+    assert_blocked(r)
+    assert r.result.values == values
+    assert r.result.winners == winners
+    assert r.result.points == points
+    # the game adds each tied player's share
+    game = bones.Game.from_round(V, r, scores=(0, 0, 0, 0), teams_with_4=False, **opts)
+    game.next_round()
+    assert game.scores == points
+
+
+def test_af_2_4_lead_spinner_w_and_e_listed_once_whatever_n_and_s_hold():
+    """§2.4: with spinner_sides_first=false, W and E of a lead spinner whose W and E are
+    both empty are one placement (listed once, either accepted), whatever N and S hold."""
+    hands = [
+        "6-6 6-1 0-0 1-1 2-0 3-0 3-3",  # P0
+        "6-2 6-3 2-2 4-0 4-1 4-2 4-4",  # P1
+    ]
+    r = full_deal(V, hands, leader=0, spinner_sides_first=False)
+    r.play("6-6")
+    r.play("6-2@N")  # N holds a tile, S is empty, W and E still show the lone 6-6
+    positions = sorted(m.end for m in r.legal_moves if str(m.tile) == "6-1")
+    assert positions == ["S", "W"]  # E is the same placement as W: listed once
+    west = r.copy()
+    west.play("6-1@W")
+    east = r.copy()
+    east.play("6-1@E")  # the equivalent placement is accepted and gives the same position
+    assert west.count == east.count == 1 + 12 + 2
+    assert west.moves == east.moves
+    r.play("6-1@W")
+    r.play("6-3@S")  # now W holds a tile: E is a placement of its own
+    assert not r.is_over

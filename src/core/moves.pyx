@@ -6,7 +6,7 @@ from bones.core.state cimport (
     CLAIM_BIT, END_LEAD, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, KIND_PLACE,
     MAX_ENDS, kind_of,
 )
-from bones.core.tiles cimport TILE_HI, TILE_LO, tile_at, to_tile_index
+from bones.core.tiles cimport TILE_HI, TILE_LO, short_repr, tile_at, to_tile_index
 
 END_NAMES = ("W", "E", "N", "S") + tuple(
     f"{arm}{k}" for k in range(2, 8) for arm in ("N", "S")
@@ -14,6 +14,7 @@ END_NAMES = ("W", "E", "N", "S") + tuple(
 cdef dict _END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
 cdef list _PLACES = [None] * 1024     # interned single placements and leads, by code
 cdef dict _OTHERS = {}                # interned double-doubles, draw and pass
+cdef object _NEW = object()           # the token that lets this module construct moves
 
 
 cdef class Move:
@@ -25,13 +26,21 @@ cdef class Move:
     Instances are interned: equal moves are usually the same object.
     """
 
-    def __init__(self, *args):
+    def __cinit__(self, *args):
+        # Only move_of makes moves (interned, with a checked code).
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError("use Move.parse('6-4@W') or pick from round.legal_moves")
+
+    def __init__(self, *args, **kwargs):
         raise TypeError("use Move.parse('6-4@W') or pick from round.legal_moves")
 
     @staticmethod
-    def parse(str text):
-        """The move written ``text`` (the inverse of ``str(move)``)."""
-        return move_of(_parse(text))
+    def parse(object text):
+        """The move written ``text`` (the inverse of ``str(move)``).  TypeError for
+        anything but a str, ValueError for a str that is not a move."""
+        if not isinstance(text, str):
+            raise TypeError(f"Move.parse takes the text of a move, not {type(text).__name__}")
+        return move_of(_parse(<str>text))
 
     @property
     def kind(self):
@@ -125,13 +134,19 @@ cdef uint32_t _placement(str text) except 0xFFFFFFFF:
         return t | (END_LEAD << 5)
     e = _END_INDEX.get(end.strip().upper())
     if e is None:
-        raise ValueError(f"unknown end {end!r} in {text!r}; ends are {', '.join(END_NAMES)}")
+        raise ValueError(f"unknown end {short_repr(end)} in {short_repr(text)}; "
+                         f"ends are {', '.join(END_NAMES)}")
     return t | (<uint32_t>e << 5)
 
 
 cdef uint32_t _parse(str text) except 0xFFFFFFFF:
+    """The code of the move written ``text`` (a str, never None); ValueError if it is not
+    a move."""
     cdef uint32_t a, b
-    word = text.strip().lower()
+    stripped = text.strip()
+    if len(stripped) > 32:  # the longest move, "2-2@N7+5-5@S7", has 13 characters
+        raise ValueError(f"not a move: {short_repr(text)}")
+    word = stripped.lower()
     if word == "draw":
         return KIND_DRAW << 20
     if word == "pass":
@@ -139,9 +154,12 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
     if word == "muggins":
         return KIND_MUGGINS << 20
     if word.endswith("!"):
-        a = _parse(text.strip().removesuffix("!"))
-        if kind_of(a) > KIND_DOUBLE_DOUBLE or a & CLAIM_BIT:
-            raise ValueError(f"not a move: {text!r}; only a placement can claim its count")
+        if word.endswith("!!"):
+            raise ValueError(f"not a move: {short_repr(text)}; a claim is one '!'")
+        a = _parse(stripped[:len(stripped) - 1])
+        if kind_of(a) > KIND_DOUBLE_DOUBLE:
+            raise ValueError(
+                f"not a move: {short_repr(text)}; only a placement can claim its count")
         return a | CLAIM_BIT
     try:
         first, plus, second = text.partition("+")
@@ -151,13 +169,15 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
         b = _placement(second)
     except ValueError as exc:
         raise ValueError(
-            f"not a move: {text!r} ({exc}); write '6-4', '6-4@W', '2-2@W+5-5@E', "
+            f"not a move: {short_repr(text)} ({exc}); write '6-4', '6-4@W', '2-2@W+5-5@E', "
             "'6-4@W!', 'draw', 'pass' or 'muggins'"
         ) from None
     if (a >> 5) & 31 == END_LEAD or (b >> 5) & 31 == END_LEAD:
-        raise ValueError(f"not a move: {text!r}; both halves of a double-double need an end")
+        raise ValueError(
+            f"not a move: {short_repr(text)}; both halves of a double-double need an end")
     if TILE_LO[a & 31] != TILE_HI[a & 31] or TILE_LO[b & 31] != TILE_HI[b & 31]:
-        raise ValueError(f"not a move: {text!r}; a double-double places two doubles")
+        raise ValueError(
+            f"not a move: {short_repr(text)}; a double-double places two doubles")
     if (b >> 5) & 31 < (a >> 5) & 31:
         a, b = b, a
     return (a & 1023) | ((b & 1023) << 10) | (KIND_DOUBLE_DOUBLE << 20)
@@ -189,7 +209,7 @@ cdef Move move_of(uint32_t code):
             return m
     if not _well_formed(code):
         raise ValueError(f"not a move code: {code:#x}")
-    m = Move.__new__(Move)
+    m = Move.__new__(Move, _NEW)
     m.code = code
     if code < 1024:
         _PLACES[code] = m

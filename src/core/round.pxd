@@ -10,8 +10,11 @@ cdef class Round:
     cdef object _legal           # the live LegalMoves view
     cdef list _events            # the public events of the plies seen so far (a cache)
     cdef list _event_marks       # _event_marks[k]: len(_events) before ply k
+    cdef bint partial            # the deal is not a full deal of the variant (partial=True)
+    cdef bint _scoring           # a Python move_scorer is running: play/undo/copy refuse
 
     cdef void _replay(self, const uint32_t* codes, int n) except *
     cdef void _play_code(self, uint32_t code) except *
+    cdef int _python_points(self, uint32_t code, int count) except? -1
     cdef void _ply_events(self, int i) except *
     cdef void _forget_events(self, int plies) except *

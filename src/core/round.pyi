@@ -8,6 +8,9 @@ from .rules import CompiledRules
 from .tiles import Tile
 
 SCHEMA_VERSION: int
+PARTIAL_SCHEMA_VERSION: int
+MAX_SCORE: int
+MAX_MOVE_POINTS: int
 
 class LegalMoves(Sequence[Move]):
     """A live, read-only view of the legal moves of the seat to move."""
@@ -46,6 +49,7 @@ class Round:
         scores: Sequence[int] | None = None,
         moves: Iterable[Move | str] | None = None,
         seed: int = 0,
+        partial: bool = False,
         **options: Any,
     ) -> Round: ...
     @classmethod
@@ -90,6 +94,8 @@ class Round:
     def scores(self) -> tuple[int, ...]: ...
     @property
     def is_over(self) -> bool: ...
+    @property
+    def is_partial(self) -> bool: ...
     @property
     def result(self) -> RoundResult | None: ...
     @property

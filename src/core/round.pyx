@@ -2,6 +2,7 @@
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.number cimport PyIndex_Check, PyNumber_Index
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
@@ -16,22 +17,33 @@ from bones.core.state cimport (
     add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
     outcome, play, state_init, undo,
 )
-from bones.core.tiles cimport tile_at, to_mask, to_tile_index
+from bones.core.tiles cimport ALL_TILES, popcount, tile_at, to_mask, to_tile_index
 
 from bones.core.moves import END_NAMES
 from bones.core.tiles import tiles_of_mask
-from bones.errors import IllegalMove
+from bones.errors import BonesError, IllegalMove, OptionError
 from bones.records import Event, RoundResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1          # a round of a full deal
+PARTIAL_SCHEMA_VERSION = 2  # a round of a partial deal: field 11 is True
+MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sign)
+MAX_MOVE_POINTS = 32767     # the largest value a move_scorer may return (either sign)
 _PACKER = msgpack.Packer(use_bin_type=True)
 _REASONS = (None, "out", "blocked", "target")
+cdef object _NEW = object()  # the token that lets this module construct rounds and views
+cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
+cdef long _MAX_SCORE = MAX_SCORE
+cdef long _MAX_MOVE_POINTS = MAX_MOVE_POINTS
 
 
 cdef class LegalMoves:
     """A live, read-only sequence of the legal moves of the seat to move."""
 
     cdef Round _round
+
+    def __cinit__(self, *args):
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError("LegalMoves is a view of a round: use round.legal_moves")
 
     def __len__(self):
         return self._round.st.n_moves
@@ -40,10 +52,13 @@ cdef class LegalMoves:
         return self._round.st.n_moves > 0
 
     def __getitem__(self, index):
-        cdef int n = self._round.st.n_moves, i
+        cdef Py_ssize_t n = self._round.st.n_moves, i
         if isinstance(index, slice):
             return [move_of(self._round.st.moves[j]) for j in range(*index.indices(n))]
-        i = index
+        try:
+            i = index
+        except OverflowError:
+            raise IndexError("legal move index out of range") from None
         if i < 0:
             i += n
         if not 0 <= i < n:
@@ -70,18 +85,128 @@ cdef class LegalMoves:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
 
 
-cdef tuple _scores_arg(object scores, int n_sides, int32_t* out):
+cdef object _as_int(object value, str what, int index=-1):
+    """value as an int: TypeError for a bool or anything that is not an integer (``what``,
+    or ``what[index]`` when index >= 0, names it)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not PyIndex_Check(value):
+        if index >= 0:
+            what = f"{what}[{index}]"
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return PyNumber_Index(value)
+
+
+cdef CompiledRules _rules_for(object variant, object players, dict options):
+    """compile_rules, with a variant that is not a name or a player count that is not an
+    int refused as ``Variant.resolve`` refuses them (OptionError)."""
+    if type(variant) is str and type(players) is int and 0 <= players <= 4:
+        return compile_rules(<str>variant, <int>players, options)
+    from bones.registry import variant as lookup
+
+    lookup(variant).resolve(players, **options)
+    raise OptionError(f"a variant is given by its name, not a {type(variant).__name__}")
+
+
+cdef int _seat_arg(object seat, int players, str what) except -1:
+    seat = _as_int(seat, what)
+    if not 0 <= seat < players:
+        raise ValueError(f"{what} must be a seat 0..{players - 1}, got {seat}")
+    return seat
+
+
+cdef uint64_t _seed_arg(object seed) except? 0:
+    return <uint64_t>(_as_int(seed, "seed") & 0xFFFFFFFFFFFFFFFF)
+
+
+cdef int _scores_arg(object scores, int n_sides, int32_t* out) except -1:
+    """Check scores (None, or one int per side) into out."""
     cdef int i
+    cdef long long x
     for i in range(4):
         out[i] = 0
     if scores is None:
-        return ()
-    scores = tuple(scores)
+        return 0
+    if type(scores) is not list and type(scores) is not tuple:
+        if isinstance(scores, (str, bytes)):
+            raise TypeError(f"scores must be a sequence of ints, one per side, not "
+                            f"{type(scores).__name__}")
+        try:
+            scores = tuple(scores)
+        except TypeError:
+            raise TypeError(f"scores must be a sequence of ints, one per side, not "
+                            f"{type(scores).__name__}") from None
     if len(scores) != n_sides:
         raise ValueError(f"scores needs one number per side ({n_sides}), got {len(scores)}")
     for i in range(n_sides):
-        out[i] = int(scores[i])
-    return scores
+        v = _as_int(scores[i], "scores", i)
+        try:
+            x = v
+        except OverflowError:
+            x = _MAX_SCORE + 1
+        if not -_MAX_SCORE <= x <= _MAX_SCORE:
+            raise ValueError(f"scores[{i}] is out of range (at most {MAX_SCORE:_} either way)")
+        out[i] = <int32_t>x
+    return 0
+
+
+cdef object _deal_problem(CompiledRules rules, const uint32_t* masks, uint32_t seen):
+    """Why hands + stock (``seen``: every tile dealt) are not a full deal of the rules,
+    or None.  A full deal gives each seat hand_size tiles and, where the variant draws,
+    every other tile to the stock (Block: the rest are out of play)."""
+    cdef int i, n, size = rules.c.hand_size
+    for i in range(rules.c.players):
+        n = popcount(masks[i])
+        if n != size:
+            return (f"seat {i} is dealt {n} tiles; {rules.variant.name} with "
+                    f"{rules.c.players} players deals {size}")
+    if rules.c.draws and seen != ALL_TILES:
+        return (f"the hands and the stock hold {popcount(seen)} of the 28 tiles; "
+                f"{rules.variant.name} deals every tile (the rest is the stock)")
+    return None
+
+
+cdef str _scorer_name(CompiledRules rules):
+    fn = rules.move_scorer
+    module = getattr(fn, "__module__", None) or "?"
+    return f"{module}.{getattr(fn, '__qualname__', None) or repr(fn)}"
+
+
+cdef int _check_points(CompiledRules rules, object raw, object move) except? -1:
+    """A move_scorer's result as a C int: BonesError for anything but an int in range."""
+    if type(raw) is int and -_MAX_MOVE_POINTS <= raw <= _MAX_MOVE_POINTS:
+        return raw
+    if isinstance(raw, bool) or not PyIndex_Check(raw):
+        problem = f"returned {type(raw).__name__} {raw!r:.40}, not an int"
+    else:
+        raw = PyNumber_Index(raw)
+        if -MAX_MOVE_POINTS <= raw <= MAX_MOVE_POINTS:
+            return raw
+        shown = str(raw) if raw.bit_length() < 64 else f"an int of {raw.bit_length()} bits"
+        problem = f"returned {shown}, out of range (at most {MAX_MOVE_POINTS} points a move)"
+    raise BonesError(f"variant {rules.variant.name!r}: its move_scorer {_scorer_name(rules)} "
+                     f"{problem} for {move}")
+
+
+cdef int _call_scorer(CompiledRules rules, tuple layout, object move, int count) except? -1:
+    """What the variant's move_scorer gives move (placed on layout, making count), checked;
+    any exception it raises becomes a BonesError naming the variant and the scorer."""
+    try:
+        raw = rules.move_scorer(layout, move, count)
+    except Exception as exc:
+        raise BonesError(
+            f"variant {rules.variant.name!r}: its move_scorer {_scorer_name(rules)} raised "
+            f"{type(exc).__name__}: {exc} (scoring {move}, count {count})") from exc
+    return _check_points(rules, raw, move)
+
+
+cdef int _scaled(CompiledRules rules, int points, int side_score) noexcept:
+    """What add_points (state.pyx) adds for points: score_scale, then exact_target."""
+    if rules.c.score_scale > 1:
+        points //= rules.c.score_scale
+    if rules.c.target > 0 and rules.c.exact_target and side_score + points > rules.c.target:
+        return 0
+    return points
 
 
 cdef class Round:
@@ -92,7 +217,12 @@ cdef class Round:
     without allocating; the forced draws and passes that follow a move are part of it.
     """
 
-    def __cinit__(self):
+    def __cinit__(self, *args):
+        # Only this module makes rounds (Round.deal, from_deal, from_msgpack, copy): a
+        # Round.__new__(Round) from Python would have no rules and no state.
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError(
+                "use Round.deal(...), Round.from_deal(...) or Round.from_msgpack(...)")
         # Not zeroed: state_init sets every field that is read before it is written, and
         # the undo stack and move list are read only up to their counts.
         self.st = <State*>PyMem_Malloc(sizeof(State))
@@ -106,66 +236,88 @@ cdef class Round:
         raise TypeError("use Round.deal(...), Round.from_deal(...) or Round.from_msgpack(...)")
 
     @classmethod
-    def deal(cls, str variant, int players=2, seed=0, leader=None, lead_tile=None,
-             scores=None, **options):
+    def deal(cls, variant, players=2, seed=0, leader=None, lead_tile=None, scores=None,
+             **options):
         """A random deal from ``seed`` (the same on every machine).  ``leader=None``
         applies the variant's first-round rule."""
-        cdef CompiledRules rules = compile_rules(variant, players, options)
-        cdef Round self = Round.__new__(Round)
+        cdef CompiledRules rules = _rules_for(variant, players, options)
+        cdef Round self = Round.__new__(Round, _NEW)
         cdef int32_t sc[4]
-        cdef uint64_t rng = rng_seed(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        cdef uint64_t rng = rng_seed(_seed_arg(seed))
+        cdef int lead = -1 if leader is None else _seat_arg(leader, rules.c.players, "leader")
         _scores_arg(scores, rules.c.n_sides, sc)
         self.rules = rules
-        if leader is not None and not 0 <= leader < players:
-            raise ValueError(f"leader must be a seat 0..{players - 1}, got {leader}")
-        deal_random(self.st, &rules.c, &rng, sc, -1 if leader is None else leader)
+        deal_random(self.st, &rules.c, &rng, sc, lead)
         if lead_tile is not None:
             self._force_lead(lead_tile)
         return self
 
     @classmethod
-    def from_deal(cls, str variant, hands, stock=(), leader=None, lead_tile=None,
-                  scores=None, moves=None, seed=0, **options):
+    def from_deal(cls, variant, hands, stock=(), leader=None, lead_tile=None,
+                  scores=None, moves=None, seed=0, partial=False, **options):
         """A round from an explicit deal: ``hands`` one list of tiles per seat, ``stock``
         top first.  ``leader=None`` applies the variant's first-round rule (a random one
-        drawn from ``seed``); ``moves`` are replayed in order."""
-        cdef int players = len(hands), i, lead = 0, forced = -1
-        cdef CompiledRules rules = compile_rules(variant, players, options)
-        cdef Round self = Round.__new__(Round)
+        drawn from ``seed``); ``moves`` are replayed in order.
+
+        The deal must be a full deal of the variant (each hand of its hand size and, where
+        it draws, every other tile in the stock) unless ``partial=True``, which allows any
+        non-empty hands and any stock (worked examples; ``is_partial`` then says so)."""
+        cdef int players, i, lead = 0, forced = -1
+        cdef CompiledRules rules
+        cdef Round self
         cdef uint32_t masks[4]
         cdef uint32_t seen = 0
         cdef uint8_t stock_idx[28]
         cdef int32_t sc[4]
         cdef uint64_t rng
+        if type(partial) is not bool:
+            raise TypeError(f"partial must be True or False, not {type(partial).__name__}")
+        rng = rng_seed(_seed_arg(seed))
+        if isinstance(hands, (str, bytes)):
+            raise TypeError("hands must be one list of tiles per seat, not a string")
+        hands = list(hands)
+        players = len(hands)
+        rules = _rules_for(variant, players, options)
         for i in range(4):
             masks[i] = 0
         for i in range(players):
+            if isinstance(hands[i], (str, bytes)):
+                raise TypeError(f"seat {i}'s hand must be a list of tiles, not a string")
             masks[i] = to_mask(hands[i])
             if masks[i] & seen:
                 raise ValueError(f"tile {tiles_of_mask(masks[i] & seen)[0]} is dealt twice")
             if not masks[i]:
                 raise ValueError(f"seat {i} has an empty hand")
             seen |= masks[i]
+        if isinstance(stock, (str, bytes)):
+            raise TypeError("stock must be a list of tiles, not a string")
         stock = list(stock)
         if stock and not rules.c.draws:
             raise ValueError(f"{variant} never draws: the stock must be empty")
+        if len(stock) > 28:
+            raise ValueError(f"a stock of {len(stock)} tiles: the set has 28")
         for i, tile in enumerate(stock):
             stock_idx[i] = to_tile_index(tile)
             if seen >> stock_idx[i] & 1:
                 raise ValueError(f"tile {tile_at(stock_idx[i])} is dealt twice")
             seen |= 1u << stock_idx[i]
+        problem = _deal_problem(rules, masks, seen)
+        if problem is not None and not partial:
+            raise ValueError(f"not a full deal: {problem} (pass partial=True for a partial "
+                             f"deal)")
         _scores_arg(scores, rules.c.n_sides, sc)
         if leader is None:
             if rules.c.opening == OPEN_DOUBLES:
                 opening(&rules.c, masks, &lead, &forced)
             elif rules.c.opening == OPEN_RANDOM:
-                rng = rng_seed(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
                 lead = <int>((rng >> 32) * players >> 32)
-        elif not 0 <= leader < players:
-            raise ValueError(f"leader must be a seat 0..{players - 1}, got {leader}")
         else:
-            lead = leader
+            lead = _seat_arg(leader, players, "leader")
+        if isinstance(moves, (str, bytes)):
+            raise TypeError("moves must be a list of moves, not a string")
+        self = Round.__new__(Round, _NEW)
         self.rules = rules
+        self.partial = problem is not None
         state_init(self.st, &rules.c, masks, stock_idx, len(stock), lead, forced, sc)
         if lead_tile is not None:
             self._force_lead(lead_tile)
@@ -179,12 +331,16 @@ cdef class Round:
         for move in moves:
             if n == MAX_PLIES:
                 raise IllegalMove(f"more than {MAX_PLIES} moves in one round")
-            codes[n] = move_code(move)
+            try:
+                codes[n] = move_code(move)
+            except (TypeError, ValueError) as exc:
+                raise IllegalMove(f"move {n + 1} of the replay: {exc}") from None
             n += 1
         self._replay(codes, n)
 
     def _force_lead(self, tile):
         cdef int t = to_tile_index(tile)
+        self._check_idle()
         if not self.st.hand[self.st.leader] >> t & 1:
             raise ValueError(f"the leader (seat {self.st.leader}) does not hold {tile_at(t)}")
         self.st.lead_tile = t
@@ -207,14 +363,15 @@ cdef class Round:
     def legal_moves(self):
         """The legal moves of the seat to move (a live view; empty once the round is over)."""
         if self._legal is None:
-            view = LegalMoves.__new__(LegalMoves)
+            view = LegalMoves.__new__(LegalMoves, _NEW)
             (<LegalMoves>view)._round = self
             self._legal = view
         return self._legal
 
     def play(self, move):
         """Make ``move`` (a Move or its text) for the seat to move; the forced draws and
-        passes that follow are applied before this returns."""
+        passes that follow are applied before this returns.  Anything that is not a legal
+        move raises IllegalMove; whatever ``play`` raises, the round is unchanged."""
         cdef uint32_t code
         cdef int i
         try:
@@ -222,7 +379,7 @@ cdef class Round:
         except (TypeError, ValueError) as exc:
             raise IllegalMove(f"{exc}{self._legal_text()}") from None
         if self.st.status != PLAYING:
-            raise IllegalMove(f"{move}: the round is over")
+            raise IllegalMove(f"{move_of(code)}: the round is over")
         i = find_move(self.st, code)
         if i < 0:
             raise IllegalMove(f"{move_of(code)} is not legal for seat {self.st.to_move}"
@@ -230,17 +387,42 @@ cdef class Round:
         self._play_code(self.st.moves[i])
 
     cdef void _play_code(self, uint32_t code) except *:
+        """Make a legal move; atomic: when it raises, the round is as before."""
+        cdef Ply* p
+        cdef int points
+        if self._scoring:
+            self._check_idle()
+        if self.st.n_plies >= MAX_PLIES:
+            raise IllegalMove(f"{move_of(code)}: a round holds at most {MAX_PLIES} moves")
         if not self.rules.c.python_scorer:
             play(self.st, code)
             return
         apply_move(self.st, code)
-        cdef Ply* p = &self.st.plies[self.st.n_plies - 1]
+        p = &self.st.plies[self.st.n_plies - 1]
         if kind_of(code) <= KIND_DOUBLE_DOUBLE:
-            layout = self.layout
-            points = self.rules.move_scorer(layout[:len(layout) - 1], move_of(code), p.count)
+            try:
+                points = self._python_points(code, p.count)
+            except BaseException:
+                undo(self.st)  # the move is not finished: no forced events to unmake
+                self._forget_events(self.st.n_plies)
+                raise
             if points:
-                add_points(self.st, p.seat, int(points))
+                add_points(self.st, p.seat, points)
         finish_move(self.st)
+
+    cdef int _python_points(self, uint32_t code, int count) except? -1:
+        """The variant's move_scorer on the move just applied (the layout before it)."""
+        layout = self.layout
+        self._scoring = True
+        try:
+            return _call_scorer(self.rules, layout[:len(layout) - 1], move_of(code), count)
+        finally:
+            self._scoring = False
+
+    def _check_idle(self):
+        if self._scoring:
+            raise BonesError(f"variant {self.rules.variant.name!r}: its move_scorer may "
+                             "not play, undo or copy the round it is scoring")
 
     def _legal_text(self):
         if self.st.status != PLAYING:
@@ -249,6 +431,8 @@ cdef class Round:
 
     def undo(self):
         """Unmake the last move (and the forced events after it); returns that move."""
+        if self._scoring:
+            self._check_idle()
         if self.st.n_plies == 0:
             raise IndexError("undo: no move has been played")
         cdef uint32_t code = self.st.plies[self.st.n_plies - 1].move
@@ -258,8 +442,11 @@ cdef class Round:
 
     def copy(self):
         """An independent copy (same rules object, own state)."""
-        cdef Round other = Round.__new__(Round)
+        if self._scoring:
+            self._check_idle()
+        cdef Round other = Round.__new__(Round, _NEW)
         other.rules = self.rules
+        other.partial = self.partial
         # the position, then the part of the undo stack in use
         memcpy(other.st, self.st, <size_t>(<char*>&self.st.plies[0] - <char*>self.st))
         memcpy(&other.st.plies[0], &self.st.plies[0], self.st.n_plies * sizeof(Ply))
@@ -285,13 +472,14 @@ cdef class Round:
         """The seats of each side: ((0, 2), (1, 3)) with partnerships."""
         return self.rules.sides
 
-    def side_of(self, int seat):
-        self._check_seat(seat)
-        return self.rules.c.side_of[seat]
+    def side_of(self, seat):
+        return self.rules.c.side_of[self._check_seat(seat)]
 
-    def _check_seat(self, int seat):
+    def _check_seat(self, seat):
+        seat = _as_int(seat, "seat")
         if not 0 <= seat < self.rules.c.players:
             raise ValueError(f"no seat {seat}: seats are 0..{self.rules.c.players - 1}")
+        return seat
 
     @property
     def to_move(self):
@@ -307,10 +495,9 @@ cdef class Round:
         """The tile the leader must lead, or None when any tile may lead."""
         return tile_at(self.st.lead_tile) if self.st.lead_tile >= 0 else None
 
-    def hand(self, int seat):
+    def hand(self, seat):
         """The tiles in seat's hand (the engine's view: bots get observations)."""
-        self._check_seat(seat)
-        return tiles_of_mask(self.st.hand[seat])
+        return tiles_of_mask(self.st.hand[<int>self._check_seat(seat)])
 
     @property
     def hand_sizes(self):
@@ -355,6 +542,12 @@ cdef class Round:
     @property
     def is_over(self):
         return self.st.status != PLAYING
+
+    @property
+    def is_partial(self):
+        """True for a partial deal (``from_deal(partial=True)`` with hands or a stock that
+        are not a full deal of the variant)."""
+        return self.partial
 
     @property
     def result(self):
@@ -409,19 +602,20 @@ cdef class Round:
             del self._events[self._event_marks[plies]:]
             del self._event_marks[plies:]
 
-    def observation(self, int seat):
+    def observation(self, seat):
         """What seat may know: its hand, the table, public events, sizes and scores."""
         from bones.observation import Observation
 
-        self._check_seat(seat)
+        cdef int s = self._check_seat(seat)
+        seat = s
         mine = self.st.status == PLAYING and self.st.to_move == seat
         return Observation(
             seat=seat,
-            side=self.rules.c.side_of[seat],
+            side=self.rules.c.side_of[s],
             variant=self.variant,
             options=dict(self.rules.overrides),
             players=self.rules.c.players,
-            hand=tiles_of_mask(self.st.hand[seat]),
+            hand=tiles_of_mask(self.st.hand[s]),
             hand_sizes=self.hand_sizes,
             stock_size=self.stock_size,
             ends=self.ends,
@@ -446,63 +640,104 @@ cdef class Round:
             buf[4 * i + 1] = (code >> 8) & 255
             buf[4 * i + 2] = (code >> 16) & 255
             buf[4 * i + 3] = code >> 24
-        return _PACKER.pack([
+        out = [
             SCHEMA_VERSION, "round", self.rules.variant.name, players, self.rules.overrides,
             [self.st.hand0[i] for i in range(players)],
             PyBytes_FromStringAndSize(<char*>self.st.stock, self.st.stock_len),
             self.st.leader, self.st.lead_tile,
             [self.st.score0[i] for i in range(self.rules.c.n_sides)],
             PyBytes_FromStringAndSize(<char*>buf, 4 * n),
-        ])
+        ]
+        if self.partial:
+            out[0] = PARTIAL_SCHEMA_VERSION
+            out.append(True)
+        return _PACKER.pack(out)
 
     @classmethod
     def from_msgpack(cls, data):
-        """The round encoded by ``to_msgpack``; bad bytes raise ValueError."""
-        try:
-            obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
-        except Exception as exc:
-            raise ValueError(f"not a bones round: {exc}") from None
-        if type(obj) is not list or len(obj) != 11 or obj[0] != SCHEMA_VERSION \
-                or obj[1] != "round":
-            raise ValueError("not a bones round (schema 1): wrong header or length")
-        cdef Round self = Round.__new__(Round)
+        """The round encoded by ``to_msgpack``; bad bytes raise ValueError (never another
+        exception), including bytes of a deal or a move sequence that cannot happen."""
+        cdef Round self
         cdef CompiledRules rules
         cdef uint32_t masks[4]
         cdef uint32_t codes[MAX_PLIES]
         cdef uint32_t seen = 0
         cdef int32_t sc[4]
-        cdef int i, players, leader, lead_tile, n_stock, n_codes
+        cdef int i, players, leader, lead_tile, n_stock, n_codes, version
         cdef const unsigned char* stock
         cdef const unsigned char* plies
+        cdef bint partial = False
         try:
-            _, _, variant, players, overrides, hands, stock_b, leader, lead_tile, scores, \
-                plies_b = obj
-            if type(overrides) is not dict or type(hands) is not list \
-                    or len(hands) != players or type(stock_b) is not bytes \
-                    or type(plies_b) is not bytes or len(plies_b) % 4 \
-                    or len(plies_b) > 4 * MAX_PLIES:
-                raise ValueError("wrong field types or sizes")
+            if len(data) > _MAX_BYTES:
+                raise ValueError(f"{len(data)} bytes is too long for a round")
+            # unpackb bounds every str, bin, array and map by the input's length
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        except Exception as exc:
+            raise ValueError(f"not a bones round: {exc}") from None
+        if type(obj) is not list or len(obj) < 2 or obj[1] != "round" \
+                or type(obj[0]) is not int or not (
+                    (obj[0] == 1 and len(obj) == 11)  # SCHEMA_VERSION
+                    or (obj[0] == 2 and len(obj) == 12)):  # PARTIAL_SCHEMA_VERSION
+            raise ValueError(f"not a bones round (schema {SCHEMA_VERSION} or "
+                             f"{PARTIAL_SCHEMA_VERSION}): wrong header or length")
+        try:
+            version, _, variant, players_o, overrides, hands, stock_b, leader_o, lead_o, \
+                scores, plies_b = obj if len(obj) == 11 else obj[:11]
+            if version == PARTIAL_SCHEMA_VERSION:
+                if obj[11] is not True:
+                    raise ValueError("field 11 (partial) must be true")
+                partial = True
+            if type(variant) is not str or type(players_o) is not int \
+                    or type(overrides) is not dict or type(hands) is not list \
+                    or type(stock_b) is not bytes or type(leader_o) is not int \
+                    or type(lead_o) is not int or type(scores) is not list \
+                    or type(plies_b) is not bytes:
+                raise ValueError("wrong field types")
+            players = players_o  # an int beyond C's is an OverflowError: a ValueError below
+            leader = leader_o
+            lead_tile = lead_o
+            if not 2 <= players <= 4 or len(hands) != players or len(stock_b) > 28 \
+                    or len(plies_b) % 4 or len(plies_b) > 4 * MAX_PLIES \
+                    or not 0 <= leader < players or not -1 <= lead_tile < 28:
+                raise ValueError("wrong field sizes or values")
+            for key in overrides:
+                if type(key) is not str:
+                    raise ValueError("option names must be strings")
             rules = compile_rules(variant, players, overrides)
             for i in range(4):
                 masks[i] = 0
             for i in range(players):
-                masks[i] = hands[i]
-                if masks[i] & seen or masks[i] >> 28:
-                    raise ValueError("hands overlap or hold unknown tiles")
+                if type(hands[i]) is not int:
+                    raise ValueError(f"seat {i}'s hand is not a tile mask")
+                masks[i] = hands[i]  # OverflowError (-> ValueError) beyond 32 bits
+                if masks[i] == 0 or masks[i] >> 28:
+                    raise ValueError(f"seat {i}'s hand is not a non-empty tile mask")
+                if masks[i] & seen:
+                    raise ValueError("hands overlap")
                 seen |= masks[i]
             stock = stock_b
             n_stock = len(stock_b)
+            if n_stock and not rules.c.draws:
+                raise ValueError(f"{variant} never draws: the stock must be empty")
             for i in range(n_stock):
                 if stock[i] >= 28 or seen >> stock[i] & 1:
                     raise ValueError("the stock repeats a tile")
                 seen |= 1u << stock[i]
-            if not 0 <= leader < players or not -1 <= lead_tile < 28 or (
-                    lead_tile >= 0 and not masks[leader] >> lead_tile & 1):
-                raise ValueError("bad leader or lead tile")
+            problem = _deal_problem(rules, masks, seen)
+            if problem is not None and not partial:
+                raise ValueError(f"not a full deal ({problem}) in version "
+                                 f"{SCHEMA_VERSION} bytes")
+            if problem is None and partial:
+                raise ValueError(f"a full deal in version {PARTIAL_SCHEMA_VERSION} (partial) "
+                                 f"bytes")
+            if lead_tile >= 0 and not masks[leader] >> lead_tile & 1:
+                raise ValueError("the leader does not hold the lead tile")
             _scores_arg(scores, rules.c.n_sides, sc)
-        except (TypeError, ValueError, OverflowError) as exc:
+        except Exception as exc:
             raise ValueError(f"corrupt bones round: {exc}") from None
+        self = Round.__new__(Round, _NEW)
         self.rules = rules
+        self.partial = partial
         state_init(self.st, &rules.c, masks, stock, n_stock, leader, lead_tile, sc)
         plies = plies_b
         n_codes = len(plies_b) // 4
@@ -513,6 +748,10 @@ cdef class Round:
             self._replay(codes, n_codes)
         except ValueError as exc:  # IllegalMove, or a malformed move code
             raise ValueError(f"corrupt bones round: {exc}") from None
+        except BonesError as exc:  # the variant's move_scorer failed
+            raise ValueError(f"cannot load the round: {exc}") from exc
+        if self.st.status == PLAYING and self.st.n_moves == 0:
+            raise ValueError("corrupt bones round: the seat to move has no legal move")
         return self
 
     def __eq__(self, other):
@@ -541,6 +780,8 @@ cdef class Round:
             args.append(f"scores={[self.st.score0[i] for i in range(self.rules.c.n_sides)]!r}")
         if self.st.n_plies:
             args.append(f"moves={[str(m) for m in self.moves]!r}")
+        if self.partial:
+            args.append("partial=True")
         args += [f"{k}={v!r}" for k, v in self.rules.overrides.items()]
         return f"Round.from_deal({', '.join(args)})"
 
@@ -550,7 +791,8 @@ cdef class Round:
         return draw_round(self)
 
 
-def points_after(str variant, int players, dict options, layout, moves, int side_score=0):
+def points_after(str variant not None, int players, dict options not None, layout, moves,
+                 side_score=0):
     """The points each of ``moves`` would score for its side on the public ``layout`` (a
     sequence of placements), under ``variant`` with ``options``: what a bot may compute
     from its observation.  The layout is rebuilt once for all the moves.  ``side_score``
@@ -560,8 +802,13 @@ def points_after(str variant, int players, dict options, layout, moves, int side
     cdef State work
     cdef uint32_t hands[4]
     cdef int32_t sc[4]
-    cdef int i
+    cdef int i, score
     cdef size_t header = <size_t>(<char*>&pub.plies[0] - <char*>&pub)
+    side_score = _as_int(side_score, "side_score")
+    if not -MAX_SCORE <= side_score <= MAX_SCORE:
+        raise ValueError(f"side_score {side_score} is out of range (at most {MAX_SCORE:_})")
+    score = side_score
+    layout = tuple(layout)
     for i in range(4):
         hands[i] = 0
         sc[i] = 0
@@ -572,13 +819,15 @@ def points_after(str variant, int players, dict options, layout, moves, int side
     out = []
     for move in moves:
         memcpy(&work, &pub, header)  # lay() keeps no undo record: the position is enough
-        out.append(_points_one(rules, &work, move_code(move), layout, side_score))
+        out.append(_points_one(rules, &work, move_code(move), layout, score))
     return out
 
 
-cdef int _points_one(CompiledRules rules, State* s, uint32_t code, layout,
+cdef int _points_one(CompiledRules rules, State* s, uint32_t code, tuple layout,
                      int side_score) except? -1:
-    cdef int count, points
+    """What the round would add to the mover's side for code (add_points: the count or
+    the move_scorer's value, then score_scale and exact_target)."""
+    cdef int count
     if kind_of(code) == KIND_MUGGINS and rules.c.muggins:
         count = layout_count(s)  # a miss can only be claimed before the layout changes
     elif kind_of(code) > KIND_DOUBLE_DOUBLE:
@@ -590,10 +839,7 @@ cdef int _points_one(CompiledRules rules, State* s, uint32_t code, layout,
         if rules.c.muggins and not code & CLAIM_BIT:
             return 0
     if rules.c.python_scorer:
-        return int(rules.move_scorer(tuple(layout), move_of(code), count))
+        return _scaled(rules, _call_scorer(rules, layout, move_of(code), count), side_score)
     if not rules.c.count_scoring or count <= 0 or count % 5:
         return 0
-    points = count // rules.c.score_scale
-    if rules.c.target and rules.c.exact_target and side_score + points > rules.c.target:
-        return 0
-    return points
+    return _scaled(rules, count, side_score)

@@ -17,8 +17,18 @@ _DOUBLE_ORDERS = {
 _SPINNERS = {"none": SPINNER_NONE, "first_double": SPINNER_FIRST_DOUBLE,
              "all_doubles": SPINNER_ALL_DOUBLES}
 
+cdef object _NEW = object()  # the token that lets compile_rules construct CompiledRules
 cdef dict _cache = {}     # (variant, players, frozen overrides) -> CompiledRules
 cdef dict _defaults = {}  # variant -> [CompiledRules of the default options, by players]
+
+
+cdef class CompiledRules:
+    """A variant and its options compiled into the ``Rules`` struct; made only by
+    ``compile_rules`` (cached per option set)."""
+
+    def __cinit__(self, *args):
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError("use bones.core.rules.compile_rules(variant, players, options)")
 
 
 def clear_cache():
@@ -40,15 +50,21 @@ cpdef CompiledRules compile_rules(str variant, int players, dict options):
         by_players = _defaults.get(variant)
         if by_players is not None and by_players[players] is not None:
             return <CompiledRules>by_players[players]
-    key = (variant, players, tuple(sorted([(k, _freeze(v)) for k, v in options.items()])))
-    cached = _cache.get(key)
+    try:
+        # the type is part of the key: True == 1 and 7.0 == 7 must not share a compilation
+        key = (variant, players,
+               tuple(sorted([(k, type(v), _freeze(v)) for k, v in options.items()])))
+        cached = _cache.get(key)
+    except TypeError:  # an unhashable or unorderable value: resolve() below names it
+        key = None
+        cached = None
     if cached is not None:
         return <CompiledRules>cached
     from bones.registry import variant as lookup
 
     spec = lookup(variant)
     resolved = spec.resolve(players, **options)
-    cdef CompiledRules out = CompiledRules.__new__(CompiledRules)
+    cdef CompiledRules out = CompiledRules.__new__(CompiledRules, _NEW)
     out.variant = spec
     out.options = resolved
     out.key = key
@@ -59,7 +75,8 @@ cpdef CompiledRules compile_rules(str variant, int players, dict options):
     for seat in range(players):
         sides[out.c.side_of[seat]].append(seat)
     out.sides = tuple([tuple(side) for side in sides])
-    _cache[key] = out
+    if key is not None:
+        _cache[key] = out
     if not options and 0 <= players < 5:
         _defaults.setdefault(variant, [None] * 5)[players] = out
     return out

@@ -74,7 +74,7 @@ ctypedef struct State:
     int8_t last_seat             # seat that placed the last tile, -1 before the lead
     uint8_t status               # Status
     int32_t score[4]             # per side: game score before the round + points since
-    int16_t pending              # muggins_claim: points of a count its maker did not claim
+    int16_t pending              # muggins_claim: a count its maker did not claim (unscaled)
     int8_t pending_side          # the side that failed to claim them
     uint32_t hand0[4]            # the deal, for serialisation and replays
     int32_t score0[4]            # scores at the deal

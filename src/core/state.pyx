@@ -366,7 +366,7 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
             if not s.r.muggins or move & CLAIM_BIT:
                 add_points(s, seat, c)
             else:
-                s.pending = c // s.r.score_scale
+                s.pending = c  # scaled once, by add_points when claimed
                 s.pending_side = s.r.side_of[seat]
     s.to_move = next_seat(s, seat)
     p.chain_seat = s.to_move
@@ -700,16 +700,17 @@ cdef void outcome(const State* s, Outcome* out) noexcept nogil:
             w = lightest_tie_break(s)
             if w >= 0:
                 out.winners = 1 << w
-    elif r.family == FAMILY_STRAIGHT and n == 3 and n_least == 2:
-        # Two of three players tie for least: they split the third's rounded pips, each
-        # half rounded down to a multiple of five (RULES.md 2.8, engine decision).
-        other = total - 2 * least
+    elif r.family == FAMILY_STRAIGHT and n_least < n:
+        # k of three or four individual players tie for least: each scores the others'
+        # rounded pips over k, rounded down to a multiple of five (RULES.md 2.8, engine
+        # decision); two sides tied, or every side tied, score nothing (n_least == n).
+        other = total - n_least * least
         if r.blocked_difference:
-            other -= least
+            other -= least * (n - n_least)
         for x in range(n):
             if pips[x] == least:
                 out.winners |= 1 << x
-                out.points[x] = 5 * (round5(other) // 10) // scale
+                out.points[x] = 5 * (round5(other) // n_least // 5) // scale
 
 
 cdef long playout(const Rules* r, uint64_t* rng, long rounds, long* blocked,

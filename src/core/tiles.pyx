@@ -10,12 +10,20 @@ cdef class Tile:
     compare by identity as well as by value.
     """
 
-    def __init__(self, *args):
+    def __cinit__(self, *args):
+        # Only this module makes tiles (there are exactly 28): Tile.__new__(Tile) from
+        # Python would make a 29th, uninitialised one.
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError("use Tile.parse('6-4') or bones.TILES[index]")
+
+    def __init__(self, *args, **kwargs):
         raise TypeError("use Tile.parse('6-4') or bones.TILES[index]")
 
     @staticmethod
     def parse(object text):
-        """The tile written ``text`` (``"6-4"``, ``"4-6"``, ``"6:4"``); a Tile as is."""
+        """The tile written ``text`` (``"6-4"``, ``"4-6"``, ``"6:4"``); a Tile as is.
+        TypeError for anything but a str or a Tile, ValueError for a str that is not a
+        tile."""
         return tile_at(to_tile_index(text))
 
     @property
@@ -50,9 +58,10 @@ cdef class Tile:
         return (Tile.parse, (str(self),))
 
 
+cdef object _NEW = object()   # the token that lets this module construct tiles
 cdef list _TILES = []
 for _i in range(28):
-    _t = Tile.__new__(Tile)
+    _t = Tile.__new__(Tile, _NEW)
     (<Tile>_t).index = _i
     (<Tile>_t).low = TILE_LO[_i]
     (<Tile>_t).high = TILE_HI[_i]
@@ -65,20 +74,39 @@ cdef Tile tile_at(int index):
     return <Tile>_TILES[index]
 
 
+cdef inline int _half(str part):
+    """The number 0..6 written ``part`` (ASCII digits, leading zeros allowed), else -1."""
+    cdef Py_ssize_t n = len(part)
+    if n == 0 or n > 8 or not part.isascii() or not part.isdigit():
+        return -1
+    cdef int v = int(part)  # at most 8 digits: fits
+    return v if v <= 6 else -1
+
+
+cdef str short_repr(str text):
+    """repr(text), cut to about 40 characters (for error messages about user input)."""
+    if len(text) <= 32:
+        return repr(text)
+    return f"{text[:24]!r}... ({len(text)} characters)"
+
+
 cdef int to_tile_index(object tile) except -1:
-    """Index of a Tile or of its text; a clear ValueError for anything else."""
+    """Index of a Tile or of its text: TypeError for other types, ValueError for a str that
+    is not a tile."""
     cdef int a, b
     if isinstance(tile, Tile):
         return (<Tile>tile).index
-    if isinstance(tile, str):
+    if not isinstance(tile, str):
+        raise TypeError(f"a tile is a Tile or its text like '6-4', not {type(tile).__name__}")
+    if len(<str>tile) <= 40:
         text = (<str>tile).strip().replace(":", "-").replace("|", "-")
         parts = text.split("-")
-        if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
-            a = int(parts[0])
-            b = int(parts[1])
-            if 0 <= a <= 6 and 0 <= b <= 6:
+        if len(parts) == 2:
+            a = _half(parts[0])
+            b = _half(parts[1])
+            if a >= 0 and b >= 0:
                 return tile_index(a, b)
-    raise ValueError(f"not a double-six tile: {tile!r} (write it like '6-4')")
+    raise ValueError(f"not a double-six tile: {short_repr(tile)} (write it like '6-4')")
 
 
 cdef uint32_t to_mask(object tiles) except? 0xFFFFFFFF:

@@ -16,11 +16,12 @@ and every ply, forced draws and passes included; the moves also as text) and the
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO, TypeGuard
 
 from ..errors import BonesError, OptionError
 
@@ -30,6 +31,10 @@ __all__ = [
     "JournalData",
     "JournalError",
     "ReplayError",
+    "IdSet",
+    "JournalReader",
+    "check_game",
+    "error_record",
     "forfeit_record",
     "load_record",
     "make_record",
@@ -136,18 +141,22 @@ def make_record(
     return rec
 
 
+def _sides_of(task: Mapping[str, Any]) -> list[list[int]]:
+    from ..core.round import Round
+
+    players = int(task["players"])
+    try:
+        rnd = Round.deal(task["variant"], players=players, seed=0, **task["options"])
+        return [list(s) for s in rnd.sides]
+    except Exception:  # noqa: BLE001  (a variant that cannot even deal: one seat a side)
+        return [[seat] for seat in range(players)]
+
+
 def forfeit_record(task: Mapping[str, Any], seat: int, reason: str, detail: str) -> dict[str, Any]:
     """The record of a game lost by ``seat`` without a record of its moves (its worker
     was killed or died).  ``seat`` -1 (unknown): the game is aborted and counts for
     nobody."""
-    from ..core.round import Round
-
-    sides = [
-        list(s)
-        for s in Round.deal(
-            task["variant"], players=int(task["players"]), seed=0, **task["options"]
-        ).sides
-    ]
+    sides = _sides_of(task)
     rec = _header(task, sides)
     rec["rounds"] = []
     rec["scores"] = None
@@ -164,15 +173,397 @@ def forfeit_record(task: Mapping[str, Any], seat: int, reason: str, detail: str)
     return rec
 
 
+def error_record(
+    task: Mapping[str, Any], detail: str, seconds: float | None = None
+) -> dict[str, Any]:
+    """The record of a game voided by an error of the engine, not of a bot (a variant's
+    ``move_scorer`` that raises, a worker that died outside every bot hook): no rounds,
+    no result (``ranks`` null: it counts for nobody), ``error`` says what happened."""
+    sides = _sides_of(task)
+    rec = _header(task, sides)
+    rec["rounds"] = []
+    rec["scores"] = None
+    rec["winners"], rec["losers"], rec["ranks"] = [], [], None
+    rec["forfeit"] = None
+    rec["error"] = detail[:1000]
+    rec["seconds"] = None if seconds is None else round(seconds, 6)
+    rec["longest_move"] = []
+    return rec
+
+
 # ---------------------------------------------------------------------------------------
 # Reading
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return type(value) is int  # JSON's ints (a bool is not one)
+
+
+def _json(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: Game ids above this are refused (a journal of 2**31 games is not a journal).
+MAX_GAME_ID = 2**31 - 1
+
+
+def check_game(rec: Any, config: Mapping[str, Any] | None = None) -> str | None:
+    """What is wrong with a game record (``None``: nothing): every field the summary,
+    ``--resume`` and ``bones show`` use must have its type and range, and with the
+    journal's ``config`` the seats must be played by the match's bots."""
+    if not isinstance(rec, dict):
+        return "not a JSON object"
+
+    def bad(key: str, what: str) -> str:
+        return (
+            f"game {_json(rec.get('id'))}: field {key!r} must be {what}; got {_json(rec.get(key))}"
+        )
+
+    for key in ("id", "group", "deal", "encounter", "seating"):
+        value = rec.get(key)
+        if not _is_int(value) or not 0 <= value <= MAX_GAME_ID:
+            return bad(key, f"a whole number from 0 to {MAX_GAME_ID}")
+    if not isinstance(rec.get("variant"), str):
+        return bad("variant", "a variant name")
+    players = rec.get("players")
+    if not _is_int(players) or not 1 <= players <= 16:
+        return bad("players", "a player count")
+    if not isinstance(rec.get("options"), dict):
+        return bad("options", "an object")
+    if not _is_int(rec.get("seed")) or not 0 <= rec["seed"] < 2**64:
+        return bad("seed", "a seed (a whole number >= 0)")
+    seats = rec.get("seats")
+    if (
+        not isinstance(seats, list)
+        or len(seats) != players
+        or not all(isinstance(x, str) for x in seats)
+    ):
+        return bad("seats", f"{players} bot specs")
+    seat_bots = rec.get("seat_bots")
+    if (
+        not isinstance(seat_bots, list)
+        or len(seat_bots) != players
+        or not all(_is_int(b) and b >= 0 for b in seat_bots)
+    ):
+        return bad("seat_bots", f"{players} bot indexes")
+    sides = rec.get("sides")
+    if (
+        not isinstance(sides, list)
+        or not sides
+        or not all(isinstance(s, list) and s and all(_is_int(x) for x in s) for s in sides)
+        or sorted(x for s in sides for x in s) != list(range(players))
+    ):
+        return bad("sides", f"the seats 0 to {players - 1} grouped in sides")
+    n = len(sides)
+    ranks = rec.get("ranks")
+    if ranks is not None and (
+        not isinstance(ranks, list)
+        or len(ranks) != n
+        or not all(r in (0, 1, 2) and _is_int(r) for r in ranks)
+    ):
+        return bad("ranks", f"null or {n} ranks (0, 1 or 2)")
+    for key in ("winners", "losers"):
+        value = rec.get(key)
+        if not isinstance(value, list) or not all(_is_int(x) and 0 <= x < n for x in value):
+            return bad(key, "a list of sides")
+    scores = rec.get("scores")
+    if scores is not None and (not isinstance(scores, list) or not all(_is_int(x) for x in scores)):
+        return bad("scores", "null or a list of scores")
+    rounds = rec.get("rounds", [])
+    if not isinstance(rounds, list) or not all(
+        isinstance(r, dict)
+        and isinstance(r.get("round"), str)
+        and (r.get("moves") is None or isinstance(r.get("moves"), str))
+        and (r.get("result") is None or isinstance(r.get("result"), list))
+        for r in rounds
+    ):
+        return bad("rounds", "a list of rounds ({round, moves, result})")
+    forfeit = rec.get("forfeit")
+    if forfeit is not None and (
+        not isinstance(forfeit, dict)
+        or not _is_int(forfeit.get("seat"))
+        or not -1 <= forfeit["seat"] < players
+        or not isinstance(forfeit.get("reason"), str)
+        or not isinstance(forfeit.get("detail", ""), str)
+    ):
+        return bad("forfeit", "null or {seat, reason, detail}")
+    error = rec.get("error")
+    if error is not None and not isinstance(error, str):
+        return bad("error", "null or a message")
+    if config is not None:
+        bots = config.get("bots") or []
+        if players != config.get("players") or rec["variant"] != config.get("variant"):
+            return (
+                f"game {rec['id']}: {rec['variant']} with {players} players, but the match "
+                f"is {config.get('variant')} with {config.get('players')} players"
+            )
+        for seat, b in enumerate(seat_bots):
+            if b >= len(bots) or bots[b] != seats[seat]:
+                return (
+                    f"game {rec['id']}: seat_bots[{seat}] is {b}, which is not the bot of "
+                    f"seat {seat} ({_json(seats[seat])}) among the match's bots "
+                    f"({', '.join(bots)})"
+                )
+    return None
+
+
+class JournalReader:
+    """A journal read as a stream, line by line, never whole.
+
+    Opening reads the header (``config``, ``header``); :meth:`games` then yields each
+    game record once, in the order of the file, checked (:func:`check_game`): the first
+    record of a game id counts and later ones are ignored with a warning; ``resume``
+    lines must be the same match as the header (they may change ``games``, ``timeout``
+    and ``sprt``: ``config`` follows them).  A half-written last line is dropped with a
+    warning; any other bad line is a :class:`JournalError`.  After :meth:`games`,
+    ``good_bytes`` is the length up to the last complete line and ``warnings`` says what
+    was dropped or ignored.  Nothing named in the file is imported or run.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], handle: BinaryIO | None = None) -> None:
+        self.path = os.fspath(path)
+        try:
+            self.f = handle if handle is not None else open(self.path, "rb")
+        except OSError as exc:
+            raise JournalError(
+                f"cannot read the journal {self.path}: {exc.strerror or exc}"
+            ) from None
+        self.header: dict[str, Any] | None = None
+        self.config: dict[str, Any] | None = None
+        self.warnings: list[str] = []
+        self.good_bytes = 0
+        self.duplicates = 0
+        self.line = 0
+        self._pending: bytes | None = None
+        first = self._next_line()
+        if first is None:
+            return
+        obj = self._parse(first)
+        if obj is None:
+            return
+        if obj.get("type") != "match":
+            raise JournalError(f"{self.path} is not a bones match journal (no header line)")
+        if obj.get("version") != JOURNAL_VERSION:
+            raise JournalError(
+                f"{self.path}: journal version {_json(obj.get('version'))}; this bones reads "
+                f"version {JOURNAL_VERSION}"
+            )
+        self.header = self._config(obj)
+        self.config = self.header
+        self.good_bytes = len(first)
+
+    def _fail(self, what: str) -> JournalError:
+        return JournalError(f"{self.path}: line {self.line}: {what}")
+
+    def _next_line(self) -> bytes | None:
+        if self._pending is not None:
+            line, self._pending = self._pending, None
+        else:
+            try:
+                line = self.f.readline()
+            except OSError as exc:
+                raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
+        if not line:
+            return None
+        self.line += 1
+        return line
+
+    def _rest_is_blank(self) -> bool:
+        while True:
+            line = self.f.readline()
+            if not line:
+                return True
+            if line.strip():
+                self._pending = line
+                return False
+
+    def _parse(self, line: bytes) -> dict[str, Any] | None:
+        """The entry of a line; ``None`` for a cut-short last line (warned)."""
+        try:
+            if not line.endswith(b"\n"):
+                raise ValueError("no newline at the end")
+            obj = json.loads(line)
+            if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+                raise ValueError("not a journal entry")
+        except (ValueError, RecursionError):
+            if self._rest_is_blank():
+                self.warnings.append(
+                    f"{self.path}: line {self.line} is cut short (the match was killed while "
+                    "writing it); it is dropped"
+                )
+                return None
+            raise JournalError(
+                f"{self.path}: line {self.line} is corrupt (not a JSON object); only the last "
+                "line of a journal may be cut short"
+            ) from None
+        return obj
+
+    def _parse_light(self, text: bytes, line: bytes) -> dict[str, Any] | None:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            return self._parse(line)
+        if not isinstance(obj, dict) or obj.get("type") != "game":
+            return self._parse(line)
+        obj.pop("rounds", None)
+        return obj
+
+    def _config(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        from .runner import MatchConfig, MatchError
+
+        config = obj.get("config")
+        try:
+            return MatchConfig.from_dict(config).to_dict()  # type: ignore[arg-type]
+        except MatchError as exc:
+            raise self._fail(str(exc)) from None
+
+    def games(self, rounds: bool = True) -> Iterator[dict[str, Any]]:
+        """Each game record once (the first of its id), checked, in file order.  With
+        ``rounds=False`` a record's ``rounds`` (nine tenths of its bytes) are cut out
+        before the line is parsed, when the line is laid out as bones writes it: what the
+        summary and ``--resume`` need, several times faster."""
+        seen = IdSet()
+        first_dup = ""
+        while True:
+            line = self._next_line()
+            if line is None:
+                break
+            text = line if rounds else _without_rounds(line)
+            obj = self._parse(line) if text is line else self._parse_light(text, line)
+            if obj is None:
+                break
+            self.good_bytes += len(line)
+            kind = obj["type"]
+            if kind == "game":
+                problem = check_game(obj, self.config)
+                if problem is not None:
+                    raise self._fail(problem)
+                if not seen.add(obj["id"]):
+                    self.duplicates += 1
+                    if not first_dup:
+                        first_dup = f"game {obj['id']} again at line {self.line}"
+                    continue
+                yield obj
+            elif kind == "resume":
+                config = self._config(obj)
+                assert self.header is not None
+                for key in _IDENTITY:
+                    if config.get(key) != self.header.get(key):
+                        raise self._fail(
+                            f"a resume line for another match: {key} {_json(config.get(key))}, "
+                            f"not {_json(self.header.get(key))} as in the header"
+                        )
+                if config.get("secret") != self.header.get("secret"):
+                    raise self._fail("a resume line with another secret than the header's")
+                self.config = config
+            elif kind == "match":
+                raise self._fail("a second header line; a journal holds one match")
+            else:
+                raise self._fail(f"unknown entry type {_json(kind)}")
+        if self.duplicates:
+            self.warnings.append(
+                f"{self.path}: {self.duplicates} game record(s) written twice ({first_dup}); "
+                "the first record of a game counts, later ones are ignored"
+            )
+
+    def final_config(self) -> dict[str, Any] | None:
+        """The config after every resume line, read quickly: game lines are skipped
+        without being parsed (:meth:`games` checks them)."""
+        while True:
+            line = self._next_line()
+            if line is None:
+                return self.config
+            if line.startswith(b'{"type":"game"'):
+                continue
+            obj = self._parse(line)
+            if obj is None:
+                return self.config
+            if obj["type"] == "resume":
+                config = self._config(obj)
+                if all(config.get(k) == (self.header or {}).get(k) for k in _IDENTITY):
+                    self.config = config
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _without_rounds(line: bytes) -> bytes:
+    """A game line without the contents of its ``rounds``, or the line itself if it is
+    not laid out as :func:`encode_record` writes records (base64 and move texts hold no
+    quote, so ``],"scores":`` after ``"rounds":[`` is where the list ends)."""
+    if not line.startswith(b'{"type":"game"') or not line.endswith(b"\n"):
+        return line
+    start = line.find(b',"rounds":[')
+    if start < 0:
+        return line
+    end = line.find(b'],"scores":', start)
+    if end < 0:
+        return line
+    return line[: start + 11] + line[end:]
+
+
+_IDENTITY = ("bots", "variant", "players", "options", "format", "seed", "duplicate", "plugins")
+
+
+class IdSet:
+    """A set of game ids (ints >= 0) as a bitmap: one bit per id, so that the ids of a
+    150,000-game match take 19 KB, not a set of 150,000 ints.  Ids past 2**24 (which no
+    real match reaches) go to an ordinary set."""
+
+    BITMAP_IDS = 1 << 24
+
+    def __init__(self) -> None:
+        self.bits = bytearray()
+        self.big: set[int] = set()
+        self.count = 0
+
+    def __contains__(self, gid: object) -> bool:
+        if not isinstance(gid, int) or gid < 0:
+            return False
+        if gid >= self.BITMAP_IDS:
+            return gid in self.big
+        byte = gid >> 3
+        return byte < len(self.bits) and bool(self.bits[byte] >> (gid & 7) & 1)
+
+    def add(self, gid: int) -> bool:
+        """Add ``gid``; ``False`` if it was already there."""
+        if gid >= self.BITMAP_IDS:
+            if gid in self.big:
+                return False
+            self.big.add(gid)
+        else:
+            byte = gid >> 3
+            if byte >= len(self.bits):
+                self.bits.extend(bytes(max(byte + 1 - len(self.bits), len(self.bits))))
+            mask = 1 << (gid & 7)
+            if self.bits[byte] & mask:
+                return False
+            self.bits[byte] |= mask
+        self.count += 1
+        return True
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[int]:
+        for byte, value in enumerate(self.bits):
+            if value:
+                for bit in range(8):
+                    if value >> bit & 1:
+                        yield byte * 8 + bit
+        yield from sorted(self.big)
 
 
 @dataclass
 class JournalData:
     """A journal as read: ``config`` (the header's, updated by each resume line; ``None``
     for an empty file), the game ``records`` sorted by id (the first of any duplicate id
-    wins), ``warnings`` and ``good_bytes`` (the length up to the last complete line)."""
+    wins), ``warnings`` and ``good_bytes`` (the length up to the last complete line).
+    Holds every record: for big journals use :class:`JournalReader`."""
 
     config: dict[str, Any] | None
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -181,91 +572,71 @@ class JournalData:
 
 
 def read_journal(path: str | os.PathLike[str]) -> JournalData:
-    """Read a journal; a half-written last line is dropped with a warning, a corrupt line
-    elsewhere is a :class:`JournalError`."""
-    path = os.fspath(path)
+    """Read a whole journal; a half-written last line is dropped with a warning, any
+    other bad line is a :class:`JournalError`."""
+    reader = JournalReader(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        raise JournalError(f"cannot read the journal {path}: {exc.strerror or exc}") from None
-    data = JournalData(None)
-    lines = raw.split(b"\n")
-    offset = 0
-    records: dict[int, dict[str, Any]] = {}
-    for number, line in enumerate(lines, 1):
-        last = number == len(lines)
-        if last and not line:
-            break  # the file ends with a newline
-        try:
-            obj = json.loads(line)
-            if not isinstance(obj, dict) or "type" not in obj:
-                raise ValueError("not a journal entry")
-            if last:
-                raise ValueError("no newline at the end")
-        except ValueError:
-            if last or all(not rest.strip() for rest in lines[number:]):
-                data.warnings.append(
-                    f"{path}: line {number} is cut short (the match was killed while "
-                    "writing it); it is dropped"
-                )
-                break
-            raise JournalError(
-                f"{path}: line {number} is corrupt (not a JSON object); only the last "
-                "line of a journal may be cut short"
-            ) from None
-        offset += len(line) + 1
-        kind = obj["type"]
-        if kind in ("match", "resume"):
-            if number == 1 and kind == "match" and obj.get("version") != JOURNAL_VERSION:
-                raise JournalError(
-                    f"{path}: journal version {obj.get('version')!r}; this bones reads "
-                    f"version {JOURNAL_VERSION}"
-                )
-            if isinstance(obj.get("config"), dict):
-                data.config = obj["config"]
-        elif kind == "game":
-            gid = obj.get("id")
-            if isinstance(gid, int) and gid not in records:
-                records[gid] = obj
-        if number == 1 and kind != "match":
-            raise JournalError(f"{path} is not a bones match journal (no header line)")
-    data.good_bytes = offset
-    data.records = [records[g] for g in sorted(records)]
-    return data
+        records = list(reader.games())
+    finally:
+        reader.close()
+    records.sort(key=lambda r: r["id"])
+    return JournalData(reader.config, records, reader.warnings, reader.good_bytes)
+
+
+_RECORD_LIMIT = 256 << 20
 
 
 def load_record(path: str | os.PathLike[str], game: int | None = None) -> dict[str, Any]:
     """A game record: from a journal (``game``: its id; may be omitted when the journal
-    holds one game) or from a file holding one record (as ``bones show --json`` prints)."""
+    holds one game) or from a file holding one record (as ``bones show --json`` prints).
+    The journal is streamed until the game is found; the record is checked
+    (:func:`check_game`)."""
     path = os.fspath(path)
+    whole: Any = None
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            first = f.readline()
+            try:
+                head = json.loads(first)
+            except (ValueError, RecursionError):
+                head = None
+            if not (isinstance(head, dict) and head.get("type") == "match"):
+                f.seek(0)
+                text = f.read(_RECORD_LIMIT + 1)  # a record file: one JSON object
+                if len(text) <= _RECORD_LIMIT:
+                    with contextlib.suppress(ValueError, RecursionError):
+                        whole = json.loads(text)
     except OSError as exc:
         raise JournalError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
     if isinstance(whole, dict) and whole.get("type") == "game":
+        problem = check_game(whole)
+        if problem is not None:
+            raise JournalError(f"{path}: {problem}")
         if game is not None and whole.get("id") != game:
             raise JournalError(f"{path} holds game {whole.get('id')}, not game {game}")
         return whole
-    data = read_journal(path)
-    if not data.records:
+    reader = JournalReader(path)
+    ids = IdSet()
+    found = None
+    try:
+        for rec in reader.games():
+            ids.add(rec["id"])
+            if game is not None and rec["id"] == game:
+                found = rec
+                break
+            if game is None:
+                found = rec if found is None else found
+    finally:
+        reader.close()
+    if found is not None and (game is not None or len(ids) == 1):
+        return found
+    if not ids:
         raise JournalError(f"{path} holds no finished game")
-    ids = [r["id"] for r in data.records]
     if game is None:
-        if len(ids) == 1:
-            return data.records[0]
         raise JournalError(
-            f"{path} holds {len(ids)} games (ids {_ranges(ids)}); choose one with --game N"
+            f"{path} holds {len(ids)} games (ids {_ranges(list(ids))}); choose one with --game N"
         )
-    for rec in data.records:
-        if rec["id"] == game:
-            return rec
-    raise JournalError(f"{path} has no game {game}; its games: {_ranges(ids)}")
+    raise JournalError(f"{path} has no game {game}; its games: {_ranges(list(ids))}")
 
 
 def _ranges(ids: Sequence[int]) -> str:
@@ -278,6 +649,8 @@ def _ranges(ids: Sequence[int]) -> str:
         parts.append(f"{start}" if start == prev else f"{start}-{prev}")
         if i is not None:
             start = prev = i
+    if len(parts) > 20:
+        parts = parts[:10] + ["..."] + parts[-5:]
     return ", ".join(parts)
 
 
@@ -286,57 +659,62 @@ def _ranges(ids: Sequence[int]) -> str:
 
 
 class Journal:
-    """An open journal: :meth:`append` writes one record as a line and flushes it."""
+    """An open, locked journal: :meth:`append` writes one record as a line and flushes it.
 
-    def __init__(self, path: str, handle: TextIO, warnings: list[str]) -> None:
+    :meth:`acquire` opens the file (creating it) and takes an exclusive lock
+    (``flock``), held until :meth:`close`: a second runner on the same journal is
+    refused at once.  :meth:`start` then cuts the file to what is kept and writes the
+    header (a new match) or a resume line."""
+
+    def __init__(self, path: str, fd: int) -> None:
         self.path = path
-        self._f = handle
-        self.warnings = warnings
+        self.fd = fd
+        self.size = os.fstat(fd).st_size
+        self.warnings: list[str] = []
 
     @classmethod
-    def open(
-        cls,
-        path: str | os.PathLike[str],
-        config: dict[str, Any],
-        *,
-        resume: bool = False,
-        overwrite: bool = False,
-    ) -> tuple[Journal, list[dict[str, Any]]]:
-        """Open ``path`` for a match with ``config``; returns the journal and the records
-        already in it (resume).  A new journal gets the header line.  An existing one is
-        an error unless ``resume`` (continue it: a cut-short last line is removed) or
-        ``overwrite``."""
-        from .. import __version__
-
+    def acquire(cls, path: str | os.PathLike[str]) -> Journal:
         path = os.fspath(path)
-        exists = os.path.exists(path) and os.path.getsize(path) > 0
-        records: list[dict[str, Any]] = []
-        warnings: list[str] = []
-        if exists and resume:
-            data = read_journal(path)
-            warnings = data.warnings
-            if data.config is None:  # only a cut-short header: start again
-                exists = False
-            else:
-                records = data.records
-                if data.good_bytes != os.path.getsize(path):
-                    with open(path, "r+b") as f:
-                        f.truncate(data.good_bytes)
-        elif exists and not overwrite:
-            raise JournalError(
-                f"the journal {path} exists: --resume continues that match, --overwrite "
-                "starts it again, --journal PATH writes elsewhere"
-            )
         try:
-            handle = open(path, "a" if exists and resume else "w", encoding="utf-8")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
         except OSError as exc:
             raise JournalError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
-        journal = cls(path, handle, warnings)
-        kind = "resume" if exists and resume else "match"
-        journal._write(
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return cls(path, fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(
+                f"the journal {path} is in use by another bones match (it is locked); wait "
+                "for it to finish, or choose another --journal"
+            ) from None
+        return cls(path, fd)
+
+    def reader(self) -> BinaryIO:
+        """A new handle to read the journal from its start (the lock stays held)."""
+        try:
+            return open(self.path, "rb")
+        except OSError as exc:
+            raise JournalError(
+                f"cannot read the journal {self.path}: {exc.strerror or exc}"
+            ) from None
+
+    def start(self, config: Mapping[str, Any], *, resume: bool, keep: int = 0) -> None:
+        """Cut the file to its first ``keep`` bytes and write the header (``resume``
+        false) or a resume line."""
+        from .. import __version__
+
+        os.ftruncate(self.fd, keep if resume else 0)
+        kind = "resume" if resume else "match"
+        self._write(
             {"type": kind, "version": JOURNAL_VERSION, "bones": __version__, "config": config}
         )
-        return journal, records
+
+    def fds(self) -> list[int]:
+        return [self.fd]
 
     def _write(self, obj: Mapping[str, Any]) -> None:
         self.append_line(encode_record(obj))
@@ -346,12 +724,16 @@ class Journal:
         self._write(record)
 
     def append_line(self, line: str) -> None:
-        """Append one record already encoded by :func:`encode_record`, and flush it."""
-        self._f.write(line + "\n")
-        self._f.flush()
+        """Append one record already encoded by :func:`encode_record` (one write)."""
+        data = (line + "\n").encode("utf-8")
+        while data:
+            written = os.write(self.fd, data)
+            data = data[written:]
 
     def close(self) -> None:
-        self._f.close()
+        if self.fd >= 0:
+            os.close(self.fd)  # releases the lock
+            self.fd = -1
 
 
 # ---------------------------------------------------------------------------------------
@@ -410,6 +792,10 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
         names = ", ".join(who(s) for s in members)
         print(f"  side {side}: {names}", file=out)
     forfeit = record.get("forfeit")
+    error = record.get("error")
+    if error:
+        print(f"\nThe game is void (it counts for nobody): {error}", file=out)
+        return
     if not rounds and forfeit:
         print("  (no moves recorded)", file=out)
     for index, entry in enumerate(rounds):
@@ -444,6 +830,8 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
             print(f"      {who(event.seat)} {_event_text(event)}", file=out)
         seen = len(events)
         for number, move in enumerate(moves, 1):
+            if rnd.to_move is None:
+                raise _fail(record, f"round {index + 1} move {number} ({move}): the round is over")
             seat = rnd.to_move
             try:
                 rnd.play(move)

@@ -11,10 +11,13 @@ over the set.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from .journal import IdSet, JournalReader
 from .stats import (
     PENTANOMIAL,
     PENTANOMIAL_VALUES,
@@ -22,12 +25,12 @@ from .stats import (
     TRINOMIAL_VALUES,
     SequentialTest,
     elo_from_score,
+    estimate,
     estimate_samples,
     game_scores,
-    pentanomial_counts,
 )
 
-__all__ = ["LiveTally", "format_table", "summarize"]
+__all__ = ["LiveTally", "format_table", "summarize", "summarize_journal"]
 
 
 def _side_bots(rec: Mapping[str, Any]) -> list[int]:
@@ -127,95 +130,226 @@ def _wdl(score: float) -> int:
     return 0 if score > 0.5 else 1 if score == 0.5 else 2
 
 
-def _estimate_dict(samples: Sequence[float]) -> dict[str, Any]:
-    return estimate_samples(samples).to_dict()
+class _Histogram:
+    """Values and how often each occurs: sums and the estimate of a sample without
+    keeping the sample (the values a game or a duplicate set can score are few), and
+    exactly the numbers the whole list would give (``math.fsum`` is exactly rounded, so
+    the order does not matter)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[float, int] = {}
+        self.n = 0
+
+    def add(self, value: float) -> None:
+        self.counts[value] = self.counts.get(value, 0) + 1
+        self.n += 1
+
+    def _values(self) -> Iterator[float]:
+        for value, count in self.counts.items():
+            yield from itertools.repeat(value, count)
+
+    def total(self) -> float:
+        return math.fsum(self._values())
+
+    def estimate(self) -> dict[str, Any]:
+        if not self.n:
+            return estimate_samples(()).to_dict()
+        mean = math.fsum(self._values()) / self.n
+        var = math.fsum((x - mean) ** 2 for x in self._values()) / self.n
+        return estimate(mean, var, self.n).to_dict()
+
+
+class _PairFold:
+    def __init__(self) -> None:
+        self.wdl = [0, 0, 0]
+        self.scores = _Histogram()
+        self.units = _Histogram()
+        self.pairs: list[float] = []  # pair points of complete deal pairs (0..2), as counts
+        self.penta = [0] * 5
+
+
+class _Fold:
+    """The summary's tallies, one record at a time: per bot and per pair of bots the
+    W/D/L, the game scores and the unit scores (a duplicate set is folded when its last
+    game arrives, the unfinished ones at the end).  Memory grows with the bots and the
+    duplicate sets still open, not with the games."""
+
+    def __init__(self, k: int, group_size: int, penta: bool) -> None:
+        self.k = k
+        self.group_size = group_size
+        self.penta = penta
+        self.games = [0] * k
+        self.wdl = [[0, 0, 0] for _ in range(k)]
+        self.points = [_Histogram() for _ in range(k)]
+        self.units = [_Histogram() for _ in range(k)]
+        self.forfeits: list[dict[str, int]] = [{} for _ in range(k)]
+        self.pairs: dict[tuple[int, int], _PairFold] = {}
+        self.aborted = 0
+        self.void = 0
+        self.errors: list[str] = []
+        self.played = 0
+        # group -> [games seen, {bot: [scores]}, {(a, b): [pair scores]}]
+        self.open: dict[int, list[Any]] = {}
+
+    def add(self, r: Mapping[str, Any]) -> None:
+        self.played += 1
+        scores = _scores(r)
+        if not scores:
+            self.aborted += 1
+        if r.get("error"):
+            self.void += 1
+            if len(self.errors) < 3:
+                self.errors.append(f"game {r['id']}: {r['error']}")
+        group = int(r["group"])
+        entry = self.open.get(group)
+        if entry is None:
+            entry = self.open[group] = [0, {}, {}]
+        entry[0] += 1
+        for bot, score in scores.items():
+            if not 0 <= bot < self.k:
+                continue
+            self.games[bot] += 1
+            self.points[bot].add(score)
+            self.wdl[bot][_wdl(score)] += 1
+            entry[1].setdefault(bot, []).append(score)
+        forfeit = r.get("forfeit")
+        if forfeit and 0 <= forfeit.get("seat", -1) < len(r["seat_bots"]):
+            culprit = r["seat_bots"][forfeit["seat"]]
+            if 0 <= culprit < self.k:
+                reason = forfeit["reason"]
+                self.forfeits[culprit][reason] = self.forfeits[culprit].get(reason, 0) + 1
+        if r.get("ranks"):
+            present = sorted({b for b in _side_bots(r) if 0 <= b < self.k})
+            for i, a in enumerate(present):
+                for b in present[i + 1 :]:
+                    s = _pair_score(r, a, b)
+                    if s is None:
+                        continue
+                    pair = self.pairs.get((a, b))
+                    if pair is None:
+                        pair = self.pairs[(a, b)] = _PairFold()
+                    pair.wdl[_wdl(s)] += 1
+                    pair.scores.add(s)
+                    entry[2].setdefault((a, b), []).append(s)
+        if entry[0] >= self.group_size:
+            self._close(group)
+
+    def _close(self, group: int) -> None:
+        _, bots, pairs = self.open.pop(group)
+        for bot, values in bots.items():
+            self.units[bot].add(math.fsum(values) / len(values))
+        for key, values in pairs.items():
+            pair = self.pairs[key]
+            pair.units.add(math.fsum(values) / len(values))
+            if self.penta and len(values) == 2:
+                pair.penta[round(sum(values) * 2)] += 1
+
+    def finish(self) -> None:
+        for group in sorted(self.open):
+            self._close(group)
 
 
 def summarize(
     config: Mapping[str, Any] | None,
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Mapping[str, Any]] | Callable[[], Iterable[Mapping[str, Any]]],
     *,
     total: int | None = None,
     labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The summary of a match from its ``config`` (as in the journal header) and game
-    ``records``: per bot, per pair, pentanomial, SPRT, forfeits.  ``total``: the games
-    scheduled (records with a higher id are ignored).  Only games up to the duplicate set
-    on which the SPRT decided are counted; the JSON output is this dict."""
+    ``records`` (an iterable, or a function that makes a fresh one: with an SPRT the
+    records are gone through twice, first to find where the test decided): per bot, per
+    pair, pentanomial, SPRT, forfeits, void games.  ``total``: the games scheduled
+    (records with a higher id are ignored).  Only games up to the duplicate set on which
+    the SPRT decided are counted; the JSON output is this dict.  Records are folded one
+    at a time, in any order, each id once (the first)."""
     config = dict(config or {})
+    config.pop("secret", None)
     bots = list(config.get("bots") or [])
     names = list(labels) if labels else bots
-    recs = sorted(
-        (r for r in records if total is None or int(r["id"]) < total), key=lambda r: int(r["id"])
-    )
-    n_sides = len(recs[0]["sides"]) if recs else 0
+    if callable(records):
+        make = records
+    else:
+        listed = list(records)
+
+        def make() -> Iterable[Mapping[str, Any]]:
+            return listed
+
+    def stream() -> Iterator[Mapping[str, Any]]:
+        seen = IdSet()
+        for r in make():
+            gid = int(r["id"])
+            if (total is None or gid < total) and seen.add(gid):
+                yield r
+
     duplicate = bool(config.get("duplicate", True))
-    group_sizes: dict[int, int] = {}
-    for r in recs:
-        group_sizes[int(r["group"])] = group_sizes.get(int(r["group"]), 0) + 1
-    group_size = _group_size(config, n_sides) if recs else 1
     sprt_cfg = config.get("sprt")
     sprt = SPRT.from_dict(sprt_cfg) if sprt_cfg else None
+    n_sides = 0
+    for r in stream():
+        n_sides = len(r["sides"])
+        break
+    group_size = _group_size(config, n_sides) if n_sides else 1
     tally = LiveTally(names, sprt, n_sides, group_size, duplicate)
-    for r in recs:
-        tally.add(r)
-    stop = tally.stop_group
-    counted = [r for r in recs if stop is None or int(r["group"]) <= stop]
-    after = len(recs) - len(counted)
+    stop = None
+    if sprt is not None:
+        for r in stream():
+            tally.add(r)
+            if tally.stop_group is not None:
+                break
+        stop = tally.stop_group
+    fold = _Fold(len(names), group_size, n_sides == 2 and duplicate and group_size == 2)
+    after = 0
+    for r in stream():
+        if stop is not None and int(r["group"]) > stop:
+            after += 1
+            continue
+        fold.add(r)
+    fold.finish()
 
     per_bot: list[dict[str, Any]] = []
-    unit_scores: list[dict[int, list[float]]] = [{} for _ in names]
-    wdl = [[0, 0, 0] for _ in names]
-    points = [0.0] * len(names)
-    games = [0] * len(names)
-    forfeits: list[dict[str, int]] = [{} for _ in names]
-    aborted = 0
-    for r in counted:
-        scores = _scores(r)
-        if not scores:
-            aborted += 1
-        for bot, score in scores.items():
-            games[bot] += 1
-            points[bot] += score
-            wdl[bot][_wdl(score)] += 1
-            unit_scores[bot].setdefault(int(r["group"]), []).append(score)
-        forfeit = r.get("forfeit")
-        if forfeit and 0 <= forfeit.get("seat", -1) < len(r["seat_bots"]):
-            culprit = r["seat_bots"][forfeit["seat"]]
-            forfeits[culprit][forfeit["reason"]] = forfeits[culprit].get(forfeit["reason"], 0) + 1
     for i, name in enumerate(names):
-        units = [math.fsum(v) / len(v) for _, v in sorted(unit_scores[i].items())]
+        games = fold.games[i]
+        points = fold.points[i].total()
         per_bot.append(
             {
                 "bot": name,
                 "spec": bots[i] if i < len(bots) else name,
-                "games": games[i],
-                "wins": wdl[i][0],
-                "draws": wdl[i][1],
-                "losses": wdl[i][2],
-                "points": points[i],
-                "score": points[i] / games[i] if games[i] else None,
-                "units": len(units),
-                "estimate": _estimate_dict(units),
-                "forfeits": forfeits[i],
+                "games": games,
+                "wins": fold.wdl[i][0],
+                "draws": fold.wdl[i][1],
+                "losses": fold.wdl[i][2],
+                "points": points,
+                "score": points / games if games else None,
+                "units": fold.units[i].n,
+                "estimate": fold.units[i].estimate(),
+                "forfeits": fold.forfeits[i],
             }
         )
-
     pairs = []
-    for a in range(len(names)):
-        for b in range(a + 1, len(names)):
-            pair = _pair_summary(counted, a, b, n_sides, group_size, duplicate)
-            if pair is not None:
-                pair["bots"] = [names[a], names[b]]
-                pairs.append(pair)
+    for (a, b), p in sorted(fold.pairs.items()):
+        pair: dict[str, Any] = {
+            "games": p.scores.n,
+            "wins": p.wdl[0],
+            "draws": p.wdl[1],
+            "losses": p.wdl[2],
+            "points": p.scores.total(),
+            "units": p.units.n,
+            "estimate": p.units.estimate(),
+            "pentanomial": dict(zip(PENTANOMIAL, p.penta, strict=True)) if fold.penta else None,
+            "bots": [names[a], names[b]],
+        }
+        pairs.append(pair)
 
     out: dict[str, Any] = {
         "config": config,
         "scheduled": total,
-        "played": len(recs),
-        "counted": len(counted),
+        "played": fold.played + after,
+        "counted": fold.played,
         "after_decision": after,
-        "aborted": aborted,
+        "aborted": fold.aborted,
+        "void": fold.void,
+        "errors": fold.errors,
         "sides": n_sides,
         "group_size": group_size,
         "bots": per_bot,
@@ -235,6 +369,40 @@ def summarize(
     return out
 
 
+def summarize_journal(
+    path: str | os.PathLike[str],
+    *,
+    total: int | None = None,
+    labels: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """:func:`summarize` of a journal, streamed: the file is read line by line (twice
+    with an SPRT), never held whole.  ``warnings``: what the reader dropped or ignored."""
+    warnings: list[str] = []
+    head = JournalReader(path)
+    config = head.config
+    head.close()
+
+    def records() -> Iterator[Mapping[str, Any]]:
+        reader = JournalReader(path)
+        try:
+            yield from reader.games(rounds=False)
+        finally:
+            reader.close()
+            for text in reader.warnings:
+                if text not in warnings:
+                    warnings.append(text)
+
+    if config is not None:  # the config after the resume lines
+        reader = JournalReader(path)
+        try:
+            config = reader.final_config()
+        finally:
+            reader.close()
+    summary = summarize(config, records, total=total, labels=labels)
+    summary["warnings"] = warnings
+    return summary
+
+
 def _group_size(config: Mapping[str, Any], n_sides: int) -> int:
     if not config.get("duplicate", True):
         return 1
@@ -243,43 +411,6 @@ def _group_size(config: Mapping[str, Any], n_sides: int) -> int:
     fmt = config.get("format", "head-to-head")
     k = len(config.get("bots") or ()) if fmt == "head-to-head" else 2
     return len(seatings(k, n_sides))
-
-
-def _pair_summary(
-    recs: Sequence[Mapping[str, Any]],
-    a: int,
-    b: int,
-    n_sides: int,
-    group_size: int,
-    duplicate: bool,
-) -> dict[str, Any] | None:
-    groups: dict[int, list[float]] = {}
-    wdl = [0, 0, 0]
-    for r in recs:
-        s = _pair_score(r, a, b)
-        if s is None:
-            continue
-        groups.setdefault(int(r["group"]), []).append(s)
-        wdl[_wdl(s)] += 1
-    if not groups:
-        return None
-    units = [math.fsum(v) / len(v) for _, v in sorted(groups.items())]
-    games = sum(len(v) for v in groups.values())
-    pair: dict[str, Any] = {
-        "games": games,
-        "wins": wdl[0],
-        "draws": wdl[1],
-        "losses": wdl[2],
-        "points": math.fsum(s for v in groups.values() for s in v),
-        "units": len(units),
-        "estimate": _estimate_dict(units),
-        "pentanomial": None,
-    }
-    if n_sides == 2 and duplicate and group_size == 2:
-        complete = [sum(v) for v in groups.values() if len(v) == 2]
-        counts = pentanomial_counts(complete)
-        pair["pentanomial"] = dict(zip(PENTANOMIAL, counts, strict=True))
-    return pair
 
 
 # ---------------------------------------------------------------------------------------
@@ -293,7 +424,10 @@ def _pct(x: float | None) -> str:
 def _elo(x: float | None) -> str:
     if x is None:
         return "inf"
-    return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+    if not math.isfinite(x):
+        return "+inf" if x > 0 else "-inf"
+    text = f"{x:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
 
 
 def _interval(lo: Any, hi: Any, fmt: Any) -> str:
@@ -332,8 +466,11 @@ def format_table(summary: Mapping[str, Any]) -> str:
     extra = []
     if summary.get("after_decision"):
         extra.append(f"{summary['after_decision']} more played after the SPRT decided, not counted")
-    if summary.get("aborted"):
-        extra.append(f"{summary['aborted']} aborted")
+    void = summary.get("void") or 0
+    if void:
+        extra.append(f"{void} void: engine error")
+    if (summary.get("aborted") or 0) > void:
+        extra.append(f"{summary['aborted'] - void} aborted")
     lines.append(
         f"Games: {counted}"
         + (f" of {scheduled}" if scheduled is not None else "")
@@ -402,6 +539,10 @@ def format_table(summary: Mapping[str, Any]) -> str:
     ]
     if lost:
         lines.append("Forfeits: " + "; ".join(lost))
+    if void:
+        shown = "; ".join(summary.get("errors") or [])
+        more = f" (and {void - len(summary.get('errors') or [])} more)" if void > 3 else ""
+        lines.append(f"Engine errors, {void} game(s) void, not counted: {shown}{more}")
     if summary.get("interrupted"):
         lines.append("Interrupted: bones match --resume --journal JOURNAL continues the match")
     if summary.get("journal"):

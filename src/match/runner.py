@@ -11,21 +11,37 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import hashlib
 import importlib
 import itertools
+import json
 import math
 import multiprocessing
 import os
+import re
+import secrets
 import signal
 import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MethodType
 from typing import Any, TextIO
 
+from ..bot import Bot, BotError
 from ..errors import OptionError
-from .journal import Journal, encode_record, forfeit_record, make_record, round_entry
+from .journal import (
+    IdSet,
+    Journal,
+    JournalError,
+    JournalReader,
+    encode_record,
+    error_record,
+    forfeit_record,
+    make_record,
+    round_entry,
+)
 from .progress import Progress
 from .report import LiveTally
 from .stats import SPRT
@@ -36,18 +52,26 @@ __all__ = [
     "MatchError",
     "Plan",
     "Schedule",
+    "bot_seed",
+    "deal_seed",
+    "installed_plugins",
     "load_plugins",
+    "new_secret",
     "play_game",
     "play_games",
     "plan",
     "run_match",
     "seatings",
+    "trusted_plugins",
 ]
 
 #: The match formats.
 FORMATS = ("head-to-head", "round-robin", "gauntlet")
 
 _MASK64 = (1 << 64) - 1
+
+#: The most games a match may schedule (its ids, and the list of games to play, stay small).
+MAX_GAMES = 10_000_000
 
 
 class MatchError(OptionError):
@@ -63,8 +87,11 @@ class MatchError(OptionError):
 class MatchConfig:
     """What a match is.  ``games``: games per encounter (a pair of bots in a round robin or
     a gauntlet, all the bots in a head-to-head), rounded up to whole duplicate sets;
-    ``timeout``: seconds per move (``None``: no limit); ``plugins``: modules registered as
-    bones plugins in every worker (bots that are not installed as entry points)."""
+    ``timeout``: seconds per move, and per call of every other hook of a bot (``None``: no
+    limit); ``plugins``: modules registered as bones plugins in every worker (bots that
+    are not installed as entry points); ``secret``: the key of the bots' seeds (hex; drawn
+    at random for a new match and kept in the journal; ``None`` in a journal written
+    before bones had it: the old unkeyed seeds)."""
 
     bots: tuple[str, ...]
     variant: str = "straight"
@@ -77,9 +104,11 @@ class MatchConfig:
     timeout: float | None = 10.0
     sprt: SPRT | None = None
     plugins: tuple[str, ...] = ()
+    secret: str | None = None
 
     #: The fields that decide which games are played and how: a journal can only be
-    #: resumed with the same values (``games``, ``timeout`` and ``sprt`` may change).
+    #: resumed with the same values (``games``, ``timeout`` and ``sprt`` may change; the
+    #: ``secret`` is the journal's).
     IDENTITY = ("bots", "variant", "players", "options", "format", "seed", "duplicate", "plugins")
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,28 +124,76 @@ class MatchConfig:
             "timeout": self.timeout,
             "sprt": None if self.sprt is None else self.sprt.to_dict(),
             "plugins": list(self.plugins),
+            "secret": self.secret,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchConfig:
-        sprt = data.get("sprt")
+        """The config of a journal header (or of the command line); :class:`MatchError`
+        naming the field for anything of the wrong type."""
+        if not isinstance(data, Mapping):
+            raise MatchError(f"the match config is not a JSON object: {_short(data)}")
+
+        def get(key: str, kind: Any, default: Any = _MISSING) -> Any:
+            value = data.get(key, default)
+            if value is _MISSING:
+                raise MatchError(f"the match config has no {key!r}")
+            if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise MatchError(f"config {key!r} must be a whole number; got {_short(value)}")
+            if kind is not int and not isinstance(value, kind):
+                raise MatchError(f"config {key!r} has the wrong type: {_short(value)}")
+            return value
+
+        bots = get("bots", list)
+        if not all(isinstance(b, str) for b in bots):
+            raise MatchError(f"config 'bots' must be a list of bot specs; got {_short(bots)}")
+        plugins = get("plugins", (list, type(None)), None) or []
+        if not all(isinstance(m, str) for m in plugins):
+            raise MatchError(
+                f"config 'plugins' must be a list of module names; got {_short(plugins)}"
+            )
+        timeout = get("timeout", (int, float, type(None)), None)
+        if isinstance(timeout, bool) or (timeout is not None and not 0 < timeout < math.inf):
+            raise MatchError(f"config 'timeout' must be > 0 seconds or null; got {_short(timeout)}")
+        sprt = get("sprt", (dict, type(None)), None)
+        if sprt is not None:
+            try:
+                sprt = SPRT.from_dict(sprt)
+            except (TypeError, ValueError) as exc:
+                raise MatchError(f"config 'sprt': {exc}") from None
+        secret = get("secret", (str, type(None)), None)
+        if secret is not None and not _SECRET.fullmatch(secret):
+            raise MatchError("config 'secret' must be 32 to 128 hex digits")
         return cls(
-            bots=tuple(data["bots"]),
-            variant=data["variant"],
-            players=int(data["players"]),
-            options=dict(data.get("options") or {}),
-            format=data.get("format", "head-to-head"),
-            games=int(data["games"]),
-            seed=int(data.get("seed", 0)),
-            duplicate=bool(data.get("duplicate", True)),
-            timeout=data.get("timeout"),
-            sprt=None if sprt is None else SPRT.from_dict(sprt),
-            plugins=tuple(data.get("plugins") or ()),
+            bots=tuple(bots),
+            variant=get("variant", str),
+            players=get("players", int),
+            options=dict(get("options", (dict, type(None)), None) or {}),
+            format=get("format", str, "head-to-head"),
+            games=get("games", int),
+            seed=get("seed", int, 0),
+            duplicate=get("duplicate", bool, True),
+            timeout=None if timeout is None else float(timeout),
+            sprt=sprt,
+            plugins=tuple(plugins),
+            secret=secret,
         )
 
     def identity(self) -> dict[str, Any]:
         full = self.to_dict()
         return {k: full[k] for k in self.IDENTITY}
+
+    def differences(self, other: MatchConfig) -> str:
+        """How ``other`` (a journal's match) differs from this one in identity (and in
+        secret, when both have one): ``"seed 0 (not 3)"``; empty when it is the same
+        match."""
+        mine, theirs = self.identity(), other.identity()
+        diff = [
+            f"{k} {theirs[k]!r} (not {mine[k]!r})" for k in self.IDENTITY if mine[k] != theirs[k]
+        ]
+        if self.secret is not None and other.secret is not None and self.secret != other.secret:
+            diff.append("another secret")
+        return ", ".join(diff)
 
     def default_journal(self) -> str:
         """A file name for the journal, made from the match: bots, variant, players, seed."""
@@ -126,6 +203,24 @@ class MatchConfig:
         ]
         fmt = "" if self.format == "head-to-head" else f"-{self.format}"
         return f"{'-vs-'.join(safe)}{fmt}-{self.variant}{self.players}-seed{self.seed}.jsonl"
+
+
+_MISSING = object()
+_SECRET = re.compile(r"[0-9a-f]{32,128}")
+
+
+def _short(value: Any) -> str:
+    """A value for an error message: its JSON, at most 60 characters."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def new_secret() -> str:
+    """A fresh secret for a match: 32 random bytes from the OS, in hex."""
+    return secrets.token_hex(32)
 
 
 # ---------------------------------------------------------------------------------------
@@ -165,10 +260,22 @@ def deal_seed(match_seed: int, deal: int) -> int:
     return _mix(match_seed, 3, deal)
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
+def bot_seed(game_seed: int, seat: int, secret: str | None = None) -> int:
     """The seed of the bot in ``seat`` of a game (unless its spec names a seed): it
-    depends on the deal and the seat only, so identical bots replay identical games."""
-    return _mix(game_seed, 4, seat)
+    depends on the deal and the seat only, so identical bots replay identical games.
+
+    With the match's ``secret`` (hex) it is a keyed hash, BLAKE2b keyed with the secret,
+    of the game seed and the seat: it tells the bot nothing about the deal.  Without one
+    (journals written before bones had secrets) it is the old, invertible
+    ``derive(game seed, 4, seat)``."""
+    if secret is None:
+        return _mix(game_seed, 4, seat)
+    digest = hashlib.blake2b(
+        f"bones-bot-seed:{game_seed & _MASK64}:{seat}".encode("ascii"),
+        key=bytes.fromhex(secret)[:64],
+        digest_size=8,
+    ).digest()
+    return int.from_bytes(digest, "little") >> 1
 
 
 @dataclass(frozen=True)
@@ -244,7 +351,7 @@ class Plan:
             "seed": seed,
             "seat_bots": seat_bots,
             "seats": [c.bots[b] for b in seat_bots],
-            "bot_seeds": [bot_seed(seed, seat) for seat in range(c.players)],
+            "bot_seeds": [bot_seed(seed, seat, c.secret) for seat in range(c.players)],
             "timeout": c.timeout,
         }
 
@@ -273,6 +380,36 @@ def load_plugins(modules: Sequence[str]) -> None:
         registry.reset(plugins=False)
 
 
+def installed_plugins() -> set[str]:
+    """The modules of the installed bones plugins (entry points of the ``bones`` group)
+    and the built-in ones: the plugins a journal may name."""
+    from importlib.metadata import entry_points
+
+    from ..plugins.manager import BUILTIN_PLUGINS, ENTRY_POINT_GROUP
+
+    out = set(BUILTIN_PLUGINS)
+    with contextlib.suppress(Exception):
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            out.add(ep.value.partition(":")[0].strip())
+    return out
+
+
+def trusted_plugins(named: Sequence[str], given: Sequence[str], where: str) -> tuple[str, ...]:
+    """The plugins a journal names (``named``), each checked: a module is only imported
+    when it is installed (an entry point of the ``bones`` group) or named on the command
+    line (``given``); a journal someone sends must not make bones run code.
+    :class:`MatchError` otherwise."""
+    installed = installed_plugins()
+    for name in named:
+        if name not in installed and name not in given:
+            raise MatchError(
+                f"{where} names the plugin {name!r}, which is not installed (no 'bones' "
+                f"entry point); a journal cannot make bones import a module: if you trust "
+                f"it, name it again with --plugin {name}"
+            )
+    return tuple(named)
+
+
 def _labels(bots: Sequence[str]) -> tuple[str, ...]:
     counts: dict[str, int] = {}
     for spec in bots:
@@ -292,7 +429,7 @@ def plan(config: MatchConfig) -> Plan:
     """Check ``config`` and make its schedule; :class:`MatchError` (or
     :class:`~bones.OptionError`) with one line saying what is allowed."""
     from .. import registry
-    from ..bot import bot_spec, make_bot, parse_spec
+    from ..bot import check_spec
 
     load_plugins(config.plugins)
     if config.format not in FORMATS:
@@ -312,12 +449,10 @@ def plan(config: MatchConfig) -> Plan:
     if k < 2:
         raise MatchError(f"a match takes at least 2 bots; got {k}")
     for text in config.bots:
-        name, _ = parse_spec(text)  # OptionError: the grammar
-        bspec = bot_spec(name)  # OptionError: the known bots
+        bspec = check_spec(text)  # OptionError: the grammar, the known bots, the options
         if not bspec.supports(spec.name):
             plays = ", ".join(bspec.variants or ())
-            raise MatchError(f"bot {name!r} does not play {spec.name}; it plays: {plays}")
-        make_bot(text, seed=0)  # OptionError: the bot's options
+            raise MatchError(f"bot {bspec.name!r} does not play {spec.name}; it plays: {plays}")
     from ..core.round import Round
 
     sides = tuple(
@@ -345,6 +480,11 @@ def plan(config: MatchConfig) -> Plan:
     group = len(seats) if config.duplicate else 1
     deals = math.ceil(config.games / group)
     schedule = Schedule(tuple(encounters), seats, config.duplicate, deals)
+    if schedule.total > MAX_GAMES:
+        raise MatchError(
+            f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
+            f"{schedule.total:,} ({len(encounters)} encounter(s))"
+        )
     return Plan(config, sides, _labels(config.bots), schedule)
 
 
@@ -353,46 +493,66 @@ def plan(config: MatchConfig) -> Plan:
 
 
 class _Alarm(BaseException):
-    """Raised by SIGALRM inside a bot that overruns its move time (a BaseException, so a
-    bot's ``except Exception`` does not swallow it)."""
+    """Raised by SIGALRM inside a bot that overruns its time (a BaseException, so a bot's
+    ``except Exception`` does not swallow it; a bot that swallows even this one is killed
+    by the runner's watchdog)."""
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
     raise _Alarm()
 
 
+#: The hooks of a bot, by the code a worker writes in its watch slot.
+HOOKS = ("__init__", "start_game", "start_round", "observe", "choose", "end_round", "end_game")
+_INIT, _START_GAME, _START_ROUND, _OBSERVE, _CHOOSE, _END_ROUND, _END_GAME = range(7)
+_SLOT = 5  # doubles per worker slot: pid, game id, seat, since, hook
+
+
+def hook_name(code: float | int) -> str:
+    code = int(code)
+    return HOOKS[code] if 0 <= code < len(HOOKS) else "a hook"
+
+
 class _Watch:
-    """This worker's slot in shared memory: pid, game id, seat thinking, since when
-    (``time.time()``), so the parent can kill a worker stuck in a bot."""
+    """This worker's slot in shared memory: pid, game id, the seat whose hook is running
+    (-1: none), since when (``time.time()``, 0: none) and which hook, so the parent can
+    kill a worker stuck in a bot and say whose hook it was."""
 
     def __init__(self, array: Any, index: int) -> None:
         self.a = array
-        self.base = 4 * index
+        self.base = _SLOT * index
         array[self.base] = os.getpid()
-        array[self.base + 1] = -1.0
-        array[self.base + 2] = -1.0
-        array[self.base + 3] = 0.0
+        self.idle()
 
     def game(self, gid: int) -> None:
-        self.a[self.base + 1] = gid
-        self.a[self.base + 2] = -1.0
-        self.a[self.base + 3] = 0.0
+        a, b = self.a, self.base
+        a[b + 1] = gid
+        a[b + 2] = -1.0
+        a[b + 3] = 0.0
 
-    def begin(self, seat: int) -> None:
-        self.a[self.base + 2] = seat
-        self.a[self.base + 3] = time.time()
+    def begin(self, seat: int, hook: int) -> None:
+        a, b = self.a, self.base
+        a[b + 2] = seat
+        a[b + 4] = hook
+        a[b + 3] = time.time()
 
     def end(self) -> None:
-        self.a[self.base + 3] = 0.0
+        a, b = self.a, self.base
+        a[b + 3] = 0.0
+        a[b + 2] = -1.0
 
     def idle(self) -> None:
-        self.a[self.base + 1] = -1.0
-        self.a[self.base + 2] = -1.0
-        self.a[self.base + 3] = 0.0
+        a, b = self.a, self.base
+        a[b + 1] = -1.0
+        a[b + 2] = -1.0
+        a[b + 3] = 0.0
+        a[b + 4] = -1.0
 
 
 _WATCH: _Watch | None = None
 _ALARM_READY = False
+_IN_WORKER = False  # a worker of the pool: SIGINT is ignored, stdout goes to stderr
+_USER_INTERRUPT = False  # set by the SIGINT handler play_game installs in the main thread
 
 
 def _alarm_usable() -> bool:
@@ -413,7 +573,7 @@ def _timeout_error() -> type[Exception]:
     from ..bot import BotError
 
     class MoveTimeout(BotError):
-        """A bot took longer than the move time."""
+        """A bot took longer than its time for a move or a hook."""
 
     return MoveTimeout
 
@@ -428,50 +588,121 @@ def _move_timeout() -> type[Exception]:
     return _MoveTimeout
 
 
-class _Guard:
-    """A bot as ``play_round`` sees it: the hooks are the bot's own methods; ``choose`` is
-    timed (wall clock) and, where SIGALRM works, interrupted at the move time."""
+def _text(obj: Any, limit: int = 200) -> str:
+    """``str(obj)`` of something a bot made, without trusting it: whatever its ``__str__``
+    raises or returns, a short text comes back."""
+    try:
+        text = str(obj)
+        if type(text) is not str:
+            raise TypeError
+    except BaseException:  # noqa: BLE001  (a bot's __str__ may raise anything)
+        return "<unprintable>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
-    def __init__(self, bot: Any, seat: int, timeout: float | None, alarm: bool) -> None:
-        self.name = getattr(bot, "name", "") or type(bot).__name__
-        self.start_round = bot.start_round
-        self.observe = bot.observe
-        self.end_round = bot.end_round
-        self._choose = bot.choose
+
+def _type_name(obj: Any) -> str:
+    try:
+        name = type(obj).__name__
+        return name if type(name) is str else "?"
+    except BaseException:  # noqa: BLE001
+        return "?"
+
+
+def _raised(exc: BaseException) -> str:
+    """``"ValueError: boom"`` for an exception a bot raised (``SystemExit: 0`` for
+    ``sys.exit(0)``)."""
+    text = _text(exc)
+    name = _type_name(exc)
+    return f"{name}: {text}" if text else name
+
+
+class _Guard:
+    """A bot as ``play_round`` sees it.  Every hook goes through :meth:`_call`, which
+
+    * marks the seat and the hook in the worker's watch slot (the parent kills a worker
+      whose hook overruns the hard limit, whatever the bot does);
+    * interrupts the hook at the time limit with SIGALRM (POSIX, main thread; every hook
+      but ``observe``, which is called for every event and is left to the clock check
+      and the watchdog);
+    * times the call: a hook slower than the limit is a timeout even if it returned;
+    * turns anything the hook raises, ``BaseException`` included (``sys.exit``,
+      ``KeyboardInterrupt`` raised by a bot, ``GeneratorExit``, ...), into a
+      :class:`~bones.bot.BotError` of this seat; only the user's own Ctrl-C passes.
+    """
+
+    def __init__(self, bot: Any, seat: int, name: str, timeout: float | None, alarm: bool) -> None:
+        self.bot = bot
+        self.name = name
         self.seat = seat
         self.timeout = timeout
         self.alarm = alarm and timeout is not None
+        self.watch = _WATCH
         self.longest = 0.0
 
-    def choose(self, observation: Any, legal_moves: tuple[Any, ...]) -> Any:
-        watch = _WATCH
+    def _call(self, hook: int, args: tuple[Any, ...], alarm: bool) -> Any:
+        watch = self.watch
         if watch is not None:
-            watch.begin(self.seat)
+            watch.begin(self.seat, hook)
+        alarm = alarm and self.alarm
         start = time.perf_counter()
         try:
             try:
-                if self.alarm:
+                if alarm:
                     signal.setitimer(signal.ITIMER_REAL, self.timeout)  # type: ignore[arg-type]
                 try:
-                    move = self._choose(observation, legal_moves)
+                    if hook == _INIT:
+                        value = args[0]()
+                    else:
+                        value = getattr(self.bot, HOOKS[hook])(*args)
                 finally:
-                    if self.alarm:
+                    if alarm:
                         signal.setitimer(signal.ITIMER_REAL, 0)
             except _Alarm:
                 raise _move_timeout()(
-                    self.seat, f"{self.name} gave no move within {self.timeout:g}s (interrupted)"
+                    self.seat,
+                    f"{self.name} gave no answer from {HOOKS[hook]}() within "
+                    f"{self.timeout:g}s (interrupted)",
                 ) from None
+        except BotError as exc:
+            if isinstance(exc, _move_timeout()) and exc.seat == self.seat:
+                raise
+            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
+        except KeyboardInterrupt as exc:
+            if _USER_INTERRUPT:
+                raise
+            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
+        except BaseException as exc:  # noqa: BLE001  (anything a bot raises is its forfeit)
+            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
         finally:
             if watch is not None:
                 watch.end()
         elapsed = time.perf_counter() - start
-        if elapsed > self.longest:
+        if hook == _CHOOSE and elapsed > self.longest:
             self.longest = elapsed
         if self.timeout is not None and elapsed > self.timeout:
+            what = "a move" if hook == _CHOOSE else f"{HOOKS[hook]}()"
             raise _move_timeout()(
-                self.seat, f"{self.name} took {elapsed:.3f}s for a move (limit {self.timeout:g}s)"
+                self.seat, f"{self.name} took {elapsed:.3f}s for {what} (limit {self.timeout:g}s)"
             )
-        return move
+        return value
+
+    def start_game(self, *args: Any) -> None:
+        self._call(_START_GAME, args, True)
+
+    def start_round(self, *args: Any) -> None:
+        self._call(_START_ROUND, args, True)
+
+    def observe(self, *args: Any) -> None:
+        self._call(_OBSERVE, args, False)
+
+    def choose(self, *args: Any) -> Any:
+        return self._call(_CHOOSE, args, True)
+
+    def end_round(self, *args: Any) -> None:
+        self._call(_END_ROUND, args, True)
+
+    def end_game(self, *args: Any) -> None:
+        self._call(_END_GAME, args, True)
 
 
 def _forfeit(exc: Exception) -> dict[str, Any]:
@@ -484,8 +715,116 @@ def _forfeit(exc: Exception) -> dict[str, Any]:
         reason = "crash"
     else:
         reason = "illegal"
-    detail = str(getattr(exc, "message", exc))
-    return {"seat": seat, "reason": reason, "detail": detail[:500]}
+    detail = _text(getattr(exc, "message", exc), 500)
+    return {"seat": seat, "reason": reason, "detail": detail}
+
+
+def _scorer_fault(exc: BaseException, variant: str) -> str | None:
+    """The error message when ``exc`` comes from the variant's Python ``move_scorer``
+    called by the engine, else ``None``.  A bot that asks ``points_after`` of a variant
+    whose scorer raises does not forfeit: the variant is at fault.  Only a scorer frame
+    called from bones itself counts (a bot that calls the scorer itself, or raises an
+    error that says "move_scorer", forfeits as any crash)."""
+    from .. import registry
+
+    try:
+        scorer = registry.variant(variant).move_scorer
+    except Exception:  # noqa: BLE001
+        return None
+    if scorer is None:
+        return None
+    call = type(scorer).__dict__.get("__call__")
+    code = getattr(scorer, "__code__", None) or getattr(call, "__code__", None)
+    if code is None:
+        return None
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    seen: set[int] = set()
+    chain: BaseException | None = exc
+    while chain is not None and id(chain) not in seen:
+        seen.add(id(chain))
+        previous = ""
+        tb = chain.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code is code:
+                # who called the scorer: the real Python frame below it (compiled code
+                # has none), else the traceback entry before it
+                back = frame.f_back
+                caller = back.f_code.co_filename if back is not None else previous
+                if caller.endswith(".pyx") or os.path.abspath(caller).startswith(home + os.sep):
+                    name = getattr(scorer, "__qualname__", None) or _type_name(scorer)
+                    return f"variant {variant!r}: its move_scorer {name} raised {_raised(chain)}"
+            previous = frame.f_code.co_filename
+            tb = tb.tb_next
+        chain = chain.__cause__ or chain.__context__
+    return None
+
+
+def _engine_error(exc: BaseException, variant: str) -> str:
+    fault = _scorer_fault(exc, variant)
+    if fault is not None:
+        return fault
+    return f"the engine raised {_raised(exc)} (variant {variant!r})"
+
+
+class _StdoutToStderr:
+    """Bots' prints go to stderr, never into the runner's stdout (``--json``): while a
+    game is played in this process's main thread, ``sys.stdout`` is ``sys.stderr``
+    (workers redirect file descriptor 1 as well, once)."""
+
+    def __enter__(self) -> None:
+        self.saved = None
+        if not _IN_WORKER and threading.current_thread() is threading.main_thread():
+            self.saved = sys.stdout
+            sys.stdout = sys.stderr
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.saved is not None:
+            sys.stdout = self.saved
+
+
+class _UserInterrupt:
+    """In the main thread of a process that is not a worker, tells the user's Ctrl-C
+    (SIGINT, which must stop the match) from a bot raising ``KeyboardInterrupt`` itself
+    (its forfeit): a SIGINT handler sets ``_USER_INTERRUPT`` before raising."""
+
+    def __enter__(self) -> None:
+        global _USER_INTERRUPT
+        self.saved: Any = None
+        if _IN_WORKER or threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            _USER_INTERRUPT = False
+            self.saved = signal.default_int_handler
+            signal.signal(signal.SIGINT, _on_sigint)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.saved is not None:
+            signal.signal(signal.SIGINT, self.saved)
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _USER_INTERRUPT
+    _USER_INTERRUPT = True
+    raise KeyboardInterrupt
+
+
+_SKIPPABLE = ("start_game", "start_round", "observe", "end_round", "end_game")
+
+
+def _make(guard: _Guard, spec: str, seed: int) -> Any:
+    """Make the bot of a seat (in its guarded ``__init__`` call).  The hooks it keeps from
+    :class:`~bones.Bot` do nothing: the guard hands those on as they are, so that the
+    driver skips them instead of timing thousands of empty calls."""
+    from ..bot import make_bot
+
+    bot = make_bot(spec, seed=seed)
+    kind = type(bot)
+    for hook in _SKIPPABLE:
+        base: Any = getattr(Bot, hook)
+        if getattr(kind, hook, None) is base and hook not in getattr(bot, "__dict__", {}):
+            setattr(guard, hook, MethodType(getattr(Bot, hook), bot))
+    return bot
 
 
 def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
@@ -494,10 +833,17 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     For each seat a bot is made from its spec (``bot_seeds[seat]`` unless the spec names a
     seed); ``start_game``; each round is played by :func:`bones.bot.play_round` (which
     delivers ``start_round``, every public event, ``choose`` and ``end_round``);
-    ``end_game``.  A bot that raises, answers an illegal move or overruns the move time
-    forfeits: its side loses the game and the record says why.
+    ``end_game``.  A bot that raises (anything, ``SystemExit`` included), answers
+    anything but a legal move or overruns its time forfeits: its side loses the game and
+    the record says why.  An error of the engine (a variant's ``move_scorer`` that
+    raises) voids the game: the record's ``error`` says what happened.
     """
-    from ..bot import BotError, make_bot, play_round
+    with _StdoutToStderr(), _UserInterrupt():
+        return _play_game(task)
+
+
+def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
+    from ..bot import play_round
     from ..game import new_game
 
     start = time.perf_counter()
@@ -508,42 +854,57 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     timeout = task.get("timeout")
     alarm = timeout is not None and _alarm_usable()
     options = dict(task["options"])
-    game = new_game(task["variant"], n, int(task["seed"]), **options)
     rounds: list[dict[str, Any]] = []
     forfeit = None
     guards: list[_Guard] = []
+    game = None
     try:
-        bots = []
+        game = new_game(task["variant"], n, int(task["seed"]), **options)
         for seat, spec in enumerate(task["seats"]):
+            guard = _Guard(None, seat, spec, timeout, alarm)
+            seed = int(task["bot_seeds"][seat])
             try:
-                bots.append(make_bot(spec, seed=int(task["bot_seeds"][seat])))
-            except Exception as exc:
-                raise BotError(seat, f"bot {spec!r} could not be made: {exc}") from exc
-        guards = [_Guard(bot, seat, timeout, alarm) for seat, bot in enumerate(bots)]
-        for seat, bot in enumerate(bots):
-            try:
-                bot.start_game(seat, game.variant, n, dict(options))
-            except Exception as exc:
-                raise BotError(seat, f"start_game() raised {type(exc).__name__}: {exc}") from exc
+                guard.bot = guard._call(
+                    _INIT, (lambda g=guard, s=spec, x=seed: _make(g, s, x),), True
+                )
+            except BotError as exc:
+                if isinstance(exc, _move_timeout()):
+                    raise
+                raise BotError(seat, f"bot {spec!r} could not be made: {exc.message}") from exc
+            guard.name = _text(getattr(guard.bot, "name", "") or spec, 80)
+            guards.append(guard)
+        for seat, guard in enumerate(guards):
+            guard.start_game(seat, game.variant, n, dict(options))
         while True:
             rnd = game.round
             try:
                 play_round(rnd, guards)
             finally:
-                rounds.append(round_entry(rnd))
+                with contextlib.suppress(Exception):
+                    rounds.append(round_entry(rnd))
             if game.next_round() is None:
                 break
-        for seat, bot in enumerate(bots):
-            try:
-                bot.end_game(tuple(game.scores), tuple(game.winners))
-            except Exception as exc:
-                raise BotError(seat, f"end_game() raised {type(exc).__name__}: {exc}") from exc
+        for guard in guards:
+            guard.end_game(tuple(game.scores), tuple(game.winners))
     except BotError as exc:
+        fault = _scorer_fault(exc, str(task["variant"]))
+        if fault is not None:  # the bot asked points_after and the variant's scorer raised
+            return error_record(task, fault, time.perf_counter() - start)
         forfeit = _forfeit(exc)
+    except KeyboardInterrupt:
+        if _USER_INTERRUPT or not _IN_WORKER:
+            raise
+        return error_record(task, "KeyboardInterrupt in the engine", time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001  (the engine, not a bot: the game is void)
+        return error_record(
+            task, _engine_error(exc, str(task["variant"])), time.perf_counter() - start
+        )
     finally:
         if watch is not None:
             watch.idle()
     longest = [round(g.longest, 6) for g in guards]
+    longest += [0.0] * (n - len(longest))
+    assert game is not None
     return make_record(task, game, rounds, forfeit, time.perf_counter() - start, longest)
 
 
@@ -587,31 +948,51 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="bones-parent-watch", daemon=True).start()
 
 
+#: File descriptors a worker must not keep (the journal and its lock): closed at start.
+_PARENT_FDS: list[int] = []
+_SAVED_STDOUT: list[Any] = []
+
+
 def _init_worker(array: Any, counter: Any, plugins: Sequence[str], parent: int) -> None:
-    global _WATCH
+    global _WATCH, _IN_WORKER
+    _IN_WORKER = True
     _die_with_parent(parent)
+    for fd in _PARENT_FDS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    # Bots print to stderr, never into the runner's stdout (``--json``): Python's
+    # sys.stdout and file descriptor 1 (C-level writes) both.  The inherited stdout
+    # object is kept alive and never flushed (it may hold the runner's buffered text).
+    _SAVED_STDOUT.append(sys.stdout)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(2, 1)
+    sys.stdout = sys.stderr
     with counter.get_lock():
         index = counter.value
         counter.value += 1
-    if 4 * (index + 1) <= len(array):
+    if _SLOT * (index + 1) <= len(array):
         _WATCH = _Watch(array, index)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     load_plugins(plugins)
 
 
 class _Pool:
-    """A ``ProcessPoolExecutor`` whose workers report, in shared memory, which game and
-    seat they are busy with, so that a worker stuck in a bot can be found and killed."""
+    """A ``ProcessPoolExecutor`` whose workers report, in shared memory, which game, seat
+    and hook they are busy with, so that a worker stuck in a bot can be found and
+    killed."""
 
     def __init__(self, jobs: int, plugins: Sequence[str]) -> None:
-        ctx = multiprocessing.get_context()
+        ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else None)
         self.slots = jobs + 4  # replacement workers get fresh slots
-        self.array = ctx.RawArray("d", 4 * self.slots)
+        self.array = ctx.RawArray("d", _SLOT * self.slots)
         for i in range(self.slots):
-            self.array[4 * i] = 0.0
-            self.array[4 * i + 1] = -1.0
-            self.array[4 * i + 2] = -1.0
+            self.array[_SLOT * i] = 0.0
+            self.array[_SLOT * i + 1] = -1.0
+            self.array[_SLOT * i + 2] = -1.0
+            self.array[_SLOT * i + 4] = -1.0
         counter = ctx.Value("i", 0)
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()  # nothing buffered is copied into the workers
         self.executor = cf.ProcessPoolExecutor(
             max_workers=jobs,
             mp_context=ctx,
@@ -619,14 +1000,20 @@ class _Pool:
             initargs=(self.array, counter, tuple(plugins), os.getpid()),
         )
 
-    def busy(self) -> list[tuple[int, int, int, float]]:
-        """``(pid, game id, seat or -1, thinking since or 0)`` of every busy worker."""
+    def busy(self) -> list[tuple[int, int, int, float, int]]:
+        """``(pid, game id, seat or -1, in a hook since or 0, hook)`` of every busy
+        worker."""
         out = []
         for i in range(self.slots):
-            pid, gid, seat, since = self.array[4 * i : 4 * i + 4]
+            pid, gid, seat, since, hook = self.array[_SLOT * i : _SLOT * i + _SLOT]
             if pid and gid >= 0:
-                out.append((int(pid), int(gid), int(seat), float(since)))
+                out.append((int(pid), int(gid), int(seat), float(since), int(hook)))
         return out
+
+    def exit_code(self, pid: int) -> int | None:
+        procs = getattr(self.executor, "_processes", None) or {}
+        proc = procs.get(pid)
+        return None if proc is None else proc.exitcode
 
     def shutdown(self, kill: bool = False) -> None:
         if kill:
@@ -649,7 +1036,7 @@ class _State:
     journal: Journal
     tally: LiveTally
     progress: Progress
-    done: set[int] = field(default_factory=set)
+    done: IdSet = field(default_factory=IdSet)
     game_seconds: float = 0.0
     timed_games: int = 0
 
@@ -685,27 +1072,21 @@ class _State:
         return max(1, size)
 
 
-def _run_inline(state: _State, pending: list[int]) -> None:
-    global _ALARM_READY
-    main = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
-    previous = signal.getsignal(signal.SIGALRM) if main else None
-    try:
-        for gid in pending:
-            if state.stopped:
-                return
-            state.record(play_game(state.plan.task(gid)))
-    finally:
-        if main and _ALARM_READY:
-            signal.signal(signal.SIGALRM, previous)
-            _ALARM_READY = False
-
-
 def _hard_limit(timeout: float | None) -> float | None:
-    """How long a move may run before the watchdog kills the worker (SIGALRM has
-    normally stopped the bot at ``timeout``): twice the move time, at least 5 s more."""
+    """How long a hook may run before the watchdog kills the worker (SIGALRM has
+    normally stopped the bot at ``timeout``): twice the time limit, at least 5 s more."""
     if timeout is None:
         return None
     return timeout + max(timeout, 5.0)
+
+
+def _killed_record(plan: Plan, gid: int, seat: int, hook: int, limit: float) -> dict[str, Any]:
+    return forfeit_record(
+        plan.task(gid),
+        seat,
+        "timeout",
+        f"timeout in {hook_name(hook)}: no answer after {limit:g}s; the worker was killed",
+    )
 
 
 def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executor | None) -> None:
@@ -717,7 +1098,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     pool = _Pool(jobs, plan.config.plugins) if own else None
     ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
-    killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, pid) killed by the watchdog
+    killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
     try:
         while True:
             while not state.stopped and position < len(queue) and len(in_flight) < 2 * jobs:
@@ -745,31 +1126,24 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                     state.record(rec)
             if pool is not None and limit is not None and not broken:
                 now = time.time()
-                for pid, gid, seat, since in pool.busy():
+                for pid, gid, seat, since, hook in pool.busy():
                     if since and now - since > limit and gid not in killed:
-                        killed[gid] = (seat, pid)
+                        killed[gid] = (seat, hook)
                         with contextlib.suppress(OSError):
                             os.kill(pid, signal.SIGKILL)
             if broken:
                 assert pool is not None
-                lost = sorted({g for b in in_flight.values() for g in b} - state.done)
+                lost = sorted({g for b in in_flight.values() for g in b if g not in state.done})
                 suspects = pool.busy()
                 pool.shutdown(kill=True)
                 in_flight.clear()
-                for gid, (seat, _pid) in sorted(killed.items()):
+                for gid, (seat, hook) in sorted(killed.items()):
                     if gid not in state.done:
-                        state.record(
-                            forfeit_record(
-                                plan.task(gid),
-                                seat,
-                                "timeout",
-                                f"no move after {limit:g}s: the worker was killed",
-                            )
-                        )
+                        state.record(_killed_record(plan, gid, seat, hook, limit or 0.0))
                 if not killed:  # a worker died on its own: find the game that kills it
-                    for _pid, gid, seat, _since in suspects:
+                    for _pid, gid, seat, _since, hook in suspects:
                         if gid not in state.done:
-                            _isolate(state, gid, seat)
+                            _isolate(state, gid, seat, hook)
                 killed.clear()
                 queue = [g for g in lost if g not in state.done] + queue[position:]
                 position = 0
@@ -784,9 +1158,9 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
             pool.shutdown(kill=bool(in_flight))
 
 
-def _isolate(state: _State, gid: int, seat: int) -> None:
+def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
     """Play game ``gid`` alone in a fresh worker; if the worker dies again, the game is
-    forfeited by the seat that was thinking (or recorded as aborted)."""
+    forfeited by the seat whose hook was running (or void, if no bot's hook was)."""
     plan = state.plan
     pool = _Pool(1, plan.config.plugins)
     try:
@@ -800,27 +1174,31 @@ def _isolate(state: _State, gid: int, seat: int) -> None:
                 return
             except cf.TimeoutError:
                 busy = pool.busy()
-                if limit is not None and busy and busy[0][3] and time.time() - busy[0][3] > limit:
-                    seat = busy[0][2]
-                    pool.shutdown(kill=True)
-                    state.record(
-                        forfeit_record(
-                            plan.task(gid),
-                            seat,
-                            "timeout",
-                            f"no move after {limit:g}s: the worker was killed",
-                        )
-                    )
-                    return
                 if busy:
-                    seat = busy[0][2]
+                    _pid, _gid, seat, since, hook = busy[0]
+                    if limit is not None and since and time.time() - since > limit:
+                        pool.shutdown(kill=True)
+                        state.record(_killed_record(plan, gid, seat, hook, limit))
+                        return
             except cf.process.BrokenProcessPool:
                 busy = pool.busy()
+                code = None
                 if busy:
-                    seat = busy[0][2]
-                state.record(
-                    forfeit_record(plan.task(gid), seat, "crash", "the worker process died")
-                )
+                    pid, _gid, seat, _since, hook = busy[0]
+                    code = pool.exit_code(pid)
+                how = "" if code is None else f" (exit status {code})"
+                if seat >= 0:
+                    rec = forfeit_record(
+                        plan.task(gid),
+                        seat,
+                        "crash",
+                        f"the worker process died{how} in {hook_name(hook)}",
+                    )
+                else:
+                    rec = error_record(
+                        plan.task(gid), f"the worker process died{how} outside any bot's hook"
+                    )
+                state.record(rec)
                 return
     finally:
         pool.shutdown(kill=True)
@@ -841,80 +1219,108 @@ def run_match(
     of the journal, the truth of the match).
 
     ``journal``: the path (default: :meth:`MatchConfig.default_journal` in the current
-    folder).  ``jobs``: worker processes (default: all cores; 1 plays in this process).
-    ``resume``: continue the journal's match; finished games are kept, the others played.
-    ``progress``: draw a progress bar on ``stream`` (default stderr; ``None``: only when
-    it is a terminal).  ``executor``: any ``concurrent.futures.Executor`` to run the
-    tasks on instead of the process pool made here (``jobs`` then sets the batches in
-    flight; the hang watchdog is the pool's own and is not available there).
+    folder).  ``jobs``: worker processes (default: all cores; with 1 the games still run
+    in a worker process, under the watchdog).  ``resume``: continue the journal's match;
+    finished games are kept, the others played.  Without ``resume`` an existing journal
+    of the same match is continued too, and one of another match is an error unless
+    ``overwrite``.  ``progress``: draw a progress bar on ``stream`` (default stderr;
+    ``None``: only when it is a terminal).  ``executor``: any
+    ``concurrent.futures.Executor`` to run the tasks on instead of the process pool made
+    here (``jobs`` then sets the batches in flight; the hang watchdog is the pool's own
+    and is not available there).
     """
-    from .journal import read_journal
-    from .report import summarize
+    from .report import summarize_journal
 
     path = os.fspath(journal) if journal is not None else config.default_journal()
-    if resume and os.path.exists(path):
-        _check_resume(config, path)
-    the_plan = plan(config)
+    plan(config)  # check everything before touching the journal
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise MatchError(f"--jobs must be >= 1; got {jobs}")
-    jnl, existing = Journal.open(path, config.to_dict(), resume=resume, overwrite=overwrite)
-    journal_warnings = jnl.warnings
-    total = the_plan.schedule.total
     stream = stream if stream is not None else sys.stderr
-    for text in journal_warnings:
-        print(f"bones: warning: {text}", file=stream)
-    tally = LiveTally(
-        the_plan.labels,
-        config.sprt,
-        len(the_plan.sides),
-        the_plan.schedule.group_size,
-        config.duplicate,
-    )
+    jnl = Journal.acquire(path)  # locked: one runner per journal
+    reader: JournalReader | None = None
+    try:
+        if jnl.size and not overwrite:
+            reader = JournalReader(path, jnl.reader())
+        if reader is not None and reader.config is not None:
+            old = MatchConfig.from_dict(reader.config)
+            diff = config.differences(old)
+            if diff:
+                if resume:
+                    raise MatchError(
+                        f"--resume: the journal {path} holds another match: {diff}; resume "
+                        "it with the same settings (or without bots: they are read from the "
+                        "journal), or choose another --journal"
+                    )
+                raise JournalError(
+                    f"the journal {path} exists and holds another match ({diff}): "
+                    "--overwrite starts it again, --journal PATH writes elsewhere"
+                )
+            config = _replace(config, secret=old.secret)
+        else:
+            if reader is not None:
+                reader.close()
+                reader = None  # an empty file or a cut-short header: a new match
+            if config.secret is None:
+                config = _replace(config, secret=new_secret())
+        the_plan = plan(config)
+        total = the_plan.schedule.total
+        tally = LiveTally(
+            the_plan.labels,
+            config.sprt,
+            len(the_plan.sides),
+            the_plan.schedule.group_size,
+            config.duplicate,
+        )
+        done = IdSet()
+        warnings: list[str] = []
+        if reader is not None:
+            for rec in reader.games(rounds=False):
+                gid = rec["id"]
+                if gid < total and done.add(gid):
+                    tally.add(rec)
+            reader.close()
+            warnings = reader.warnings
+            for text in warnings:
+                print(f"bones: warning: {text}", file=stream)
+        jnl.start(
+            config.to_dict(),
+            resume=reader is not None,
+            keep=reader.good_bytes if reader is not None else 0,
+        )
+    except BaseException:
+        if reader is not None:
+            reader.close()
+        jnl.close()
+        raise
     bar = Progress(total, stream=stream, enabled=progress)
-    state = _State(the_plan, jnl, tally, bar)
-    for rec in existing:
-        gid = int(rec["id"])
-        if gid < total and gid not in state.done:
-            state.done.add(gid)
-            tally.add(rec)
+    state = _State(the_plan, jnl, tally, bar, done)
     bar.update(len(state.done), tally.status())
     pending = [g for g in range(total) if g not in state.done]
     interrupted = False
     try:
         if pending and not state.stopped:
-            if jobs == 1 and executor is None:
-                _run_inline(state, pending)
-            else:
-                _run_pool(state, pending, jobs, executor)
+            _PARENT_FDS[:] = jnl.fds()
+            _run_pool(state, pending, jobs, executor)
     except KeyboardInterrupt:
         interrupted = True
     finally:
+        _PARENT_FDS.clear()
         bar.close()
-        jnl.close()
-    data = read_journal(path)
-    summary = summarize(data.config, data.records, total=total, labels=the_plan.labels)
+        try:
+            summary = summarize_journal(path, total=total, labels=the_plan.labels)
+        finally:
+            jnl.close()
+    for text in summary.pop("warnings", []):
+        if text not in warnings:
+            print(f"bones: warning: {text}", file=stream)
     summary["journal"] = path
     if interrupted:
         summary["interrupted"] = True
     return summary
 
 
-def _check_resume(config: MatchConfig, path: str) -> None:
-    """A journal can only be resumed by the match that wrote it (``games``, ``timeout``
-    and ``sprt`` may differ)."""
-    from .journal import read_journal
+def _replace(config: MatchConfig, **changes: Any) -> MatchConfig:
+    from dataclasses import replace
 
-    data = read_journal(path)
-    if data.config is None:
-        return
-    old = MatchConfig.from_dict(data.config)
-    mine, theirs = config.identity(), old.identity()
-    diff = [k for k in MatchConfig.IDENTITY if mine[k] != theirs[k]]
-    if diff:
-        shown = ", ".join(f"{k} {theirs[k]!r} (not {mine[k]!r})" for k in diff)
-        raise MatchError(
-            f"--resume: the journal {path} holds another match: {shown}; resume it with the "
-            "same settings (or without bots: they are read from the journal), or choose "
-            "another --journal"
-        )
+    return replace(config, **changes)

@@ -1,5 +1,10 @@
 """The built-in search bot, registered like a third-party plugin: ``montecarlo``, which
-samples the hidden tiles and plays each legal move out in the compiled core."""
+samples the hidden tiles and plays each legal move out in the compiled core.
+
+The playouts run in the compiled core, which scores moves with the core's own rules: a
+variant whose moves are scored by a Python ``move_scorer`` would be searched with the
+wrong scores, so ``montecarlo`` refuses such a variant (:class:`~bones.OptionError`
+naming it, from ``start_game`` and from ``choose``) instead of playing it badly."""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bot import Bot, BotSpec
+from ..errors import OptionError
+from ..registry import variant as lookup_variant
 from ..variant import Option
 from . import hookimpl
 
@@ -29,11 +36,26 @@ class MonteCarlo(Bot):
         self.simulations = simulations
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
 
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        check_searchable(variant)
+
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         from ..core.search import choose
 
+        check_searchable(observation.variant)
         move, self._state = choose(observation, legal_moves, self.simulations, self._state)
         return move
+
+
+def check_searchable(variant: str) -> None:
+    """:class:`OptionError` unless the compiled playouts score ``variant`` as it is
+    played: a variant with a Python ``move_scorer`` is refused, naming it."""
+    if lookup_variant(variant).move_scorer is not None:  # a dict look-up: cheap per move
+        raise OptionError(
+            f"montecarlo cannot play {variant!r}: its moves are scored by a Python "
+            "move_scorer, which the compiled playouts do not run (they would search with "
+            "the core's own scores)"
+        )
 
 
 def _positive(value: object) -> bool:

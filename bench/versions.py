@@ -1,0 +1,124 @@
+"""Two builds of bones side by side: is a change free for the core and the Python loop?
+
+    python bench/versions.py BASE_TREE [NEW_TREE] [--rounds 7] [--budget 1] [--json FILE]
+
+A tree is a source checkout whose core is built in place (``python setup.py build_ext
+--inplace`` makes ``build/cython-include/bones``, the import path this script uses).
+``NEW_TREE`` defaults to this checkout.  To measure a change against the commit before it::
+
+    git worktree add --detach /tmp/bones-base HEAD~1
+    (cd /tmp/bones-base && python setup.py build_ext --inplace -q)
+    python bench/versions.py /tmp/bones-base
+
+Each round runs every workload once in a fresh process per tree, alternating base and new
+(base, new, base, new, ...), so both see the same machine load; the ratio new/base is taken
+inside each round and the report gives its median and its range over the rounds.  The
+workloads come from this checkout's ``workloads.py`` and run the same Python code against
+either build: the core's random playouts (block 2p, straight 4p), the Python
+``legal_moves``/``play`` loop (block 2p and 4p) and the msgpack round trip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: (key, label, unit): "moves/s" is better higher, "us" better lower.
+WORKLOADS = (
+    ("core_block2", "core random playouts block/2p", "moves/s"),
+    ("core_straight4", "core random playouts straight/4p", "moves/s"),
+    ("loop_block2", "Python loop block/2p", "moves/s"),
+    ("loop_block4", "Python loop block/4p", "moves/s"),
+    ("roundtrip", "msgpack round trip (mid-game block/2p)", "us"),
+)
+
+# Runs inside the child: measure every workload once and print one JSON object.
+_CHILD = """
+import json, sys
+sys.path.insert(0, {bench!r})
+import workloads as wl
+budget, seed = {budget!r}, {seed!r}
+out = {{}}
+for key, variant, players in (("core_block2", "block", 2), ("core_straight4", "straight", 4)):
+    probe = wl.core_playouts(variant, players, 2000, seed=7)
+    rounds = max(2000, int(2000 * budget / max(probe.seconds, 1e-6)))
+    out[key] = wl.core_playouts(variant, players, rounds, seed=seed).moves_per_s
+for key, players in (("loop_block2", 2), ("loop_block4", 4)):
+    play = lambda n, s, p=players: wl.bones_loop("block", p, n, s)
+    out[key] = wl.timed_loop(play, budget, 25, seed=seed).moves_per_s
+r, _, _ = wl.bones_midgame()
+out["roundtrip"] = wl.time_per_call(wl.bones_roundtrip(r), budget / 2) * 1e6
+import bones
+out["bones"] = bones.__file__
+print(json.dumps(out))
+"""
+
+
+def import_path(tree: Path) -> Path:
+    path = tree / "build" / "cython-include"
+    if not (path / "bones" / "core").is_dir() or not any((tree / "src" / "core").glob("*.so")):
+        raise SystemExit(f"{tree}: no built core (run python setup.py build_ext --inplace there)")
+    return path
+
+
+def sample(tree: Path, budget: float, seed: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(import_path(tree)))
+    code = _CHILD.format(bench=str(HERE), budget=budget, seed=seed)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode:
+        raise SystemExit(f"{tree}: the workloads failed:\n{done.stderr}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if not result.pop("bones").startswith(str(tree)):
+        raise SystemExit(f"{tree}: bones was imported from elsewhere (an editable install?)")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("base", type=Path, help="the tree to compare against")
+    parser.add_argument("new", type=Path, nargs="?", default=HERE.parent, help="default: here")
+    parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds per workload")
+    parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
+    args = parser.parse_args(argv)
+    trees = {"base": args.base.resolve(), "new": args.new.resolve()}
+    samples: dict[str, list[dict]] = {"base": [], "new": []}
+    for i in range(args.rounds):
+        for name, tree in trees.items():
+            samples[name].append(sample(tree, args.budget, seed=1_000_003 * (i + 1)))
+        print(f"round {i + 1}/{args.rounds} done", file=sys.stderr)
+    print(f"base: {trees['base']}\nnew:  {trees['new']}")
+    print(f"{args.rounds} alternating rounds, {args.budget} s per workload, CPU clock\n")
+    print(f"{'workload':42} {'base':>12} {'new':>12}  new/base median [min, max]")
+    for key, label, unit in WORKLOADS:
+        base = [s[key] for s in samples["base"]]
+        new = [s[key] for s in samples["new"]]
+        # a ratio above 1 is always "new is faster"
+        ratios = [(n / b if unit == "moves/s" else b / n) for b, n in zip(base, new, strict=True)]
+        fmt = "{:12,.0f}" if unit == "moves/s" else "{:9.2f} us"
+        print(
+            f"{label:42} {fmt.format(statistics.median(base))} "
+            f"{fmt.format(statistics.median(new))}  {statistics.median(ratios):.3f} "
+            f"[{min(ratios):.3f}, {max(ratios):.3f}]"
+        )
+    print("\n(ratio > 1: the new tree is faster; for the round trip, base time / new time)")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {"trees": {k: str(v) for k, v in trees.items()}, "samples": samples}, indent=1
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,10 @@
+from collections.abc import Sequence
+
+from ..observation import Observation
+from .moves import Move
+
+def choose(
+    observation: Observation, legal_moves: Sequence[Move], simulations: int, seed: int
+) -> tuple[Move, int]:
+    """The legal move with the best mean utility over ``simulations`` sampled deals of the
+    hidden tiles; returns ``(move, new_seed)`` (``seed`` is a 64-bit generator state)."""

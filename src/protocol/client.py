@@ -1,0 +1,707 @@
+"""The runner's side of the bones-bot protocol: :class:`ExternalBot`, a :class:`bones.Bot`
+that is a child process speaking the protocol of docs/protocol.md on its stdin/stdout.
+
+Every wait on the child has a deadline kept by this process (non-blocking pipes, ``poll``
+and a monotonic clock), so a silent, slow or hostile bot cannot hang the runner; the
+child's stderr is drained by a thread into a bounded buffer (and, optionally, a bounded
+log file), so a chatty bot never blocks on a full pipe.  A fault — the process exits, a
+deadline passes, a frame is malformed, a move is not legal — kills the child (its whole
+process group) and raises :class:`ExternalBotError`, a :class:`bones.bot.BotError` whose
+``kind`` says which fault it was.  POSIX only (``select.poll`` on pipes).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import math
+import os
+import select
+import signal
+import struct
+import subprocess
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, NoReturn
+
+import msgpack
+
+from ..bot import Bot, BotError
+from .frames import MAX_FRAME, FrameReader, ProtocolError, decode_body
+
+if TYPE_CHECKING:
+    from ..core.moves import Move
+    from ..observation import Observation
+    from ..records import Event, RoundResult
+
+__all__ = ["FAULTS", "PROTOCOL", "BotInfo", "ExternalBot", "ExternalBotError"]
+
+#: The protocol version this module speaks (``"bones-bot protocol 1"``).
+PROTOCOL = 1
+#: The kinds of fault (:attr:`ExternalBotError.kind`).
+FAULTS = ("crash", "timeout", "bad_frame", "illegal")
+
+_LENGTH = struct.Struct(">I")
+_READ_CHUNK = 1 << 16
+_FLUSH_AT = 1 << 16  # buffered frames are written out once they reach this size
+_TAIL_SHOWN = 800  # characters of the bot's stderr quoted in an error message
+
+
+class ExternalBotError(BotError):
+    """A fault of an external bot.  ``kind`` is one of :data:`FAULTS`:
+
+    * ``"crash"``: the process could not start, exited, or closed its stdout;
+    * ``"timeout"``: no answer (or the bot did not read its input) before the deadline;
+    * ``"bad_frame"``: a bad length, an oversized frame, bytes that are not msgpack, a
+      message that is not a map, of an unexpected type, or with a field missing or of the
+      wrong type;
+    * ``"illegal"``: a move that is not one of the legal moves, or an index out of range.
+
+    It pickles (``args == (seat, message, kind)``).
+    """
+
+    def __init__(self, seat: int, message: str, kind: str = "crash") -> None:
+        super().__init__(seat, message)
+        self.kind = kind
+        self.args = (seat, message, kind)
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """What a bot says about itself in its hello: ``name``, ``author``, ``version``, the
+    ``variants`` it plays (``None``: all) and a free-form description of its ``options``."""
+
+    name: str
+    author: str = ""
+    version: str = ""
+    variants: tuple[str, ...] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def supports(self, variant: str) -> bool:
+        """Whether the bot says it plays ``variant``."""
+        return self.variants is None or variant in self.variants
+
+
+def _text(value: Any, limit: int = 200) -> str:
+    """A short ``repr`` of a value the bot sent."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _parse_hello(msg: dict[str, Any]) -> BotInfo:
+    """The :class:`BotInfo` of a bot's hello; :class:`ProtocolError` if it is not one."""
+    kind = msg.get("type")
+    if kind != "hello":
+        raise ProtocolError(f"the bot answered the hello with a message of type {_text(kind)}")
+    protocol = msg.get("protocol", PROTOCOL)
+    if protocol != PROTOCOL or type(protocol) is not int:
+        raise ProtocolError(f"the bot speaks protocol {_text(protocol)}; this runner speaks 1")
+    name = msg.get("name")
+    if not isinstance(name, str) or not 0 < len(name) <= 100:
+        raise ProtocolError("hello: 'name' must be a string of 1 to 100 characters")
+    texts = {}
+    for key in ("author", "version"):
+        value = msg.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ProtocolError(f"hello: {key!r} must be a string or nil")
+        texts[key] = value or ""
+    variants = msg.get("variants")
+    if variants is not None:
+        if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+            raise ProtocolError("hello: 'variants' must be an array of strings or nil")
+        variants = tuple(variants)
+    options = msg.get("options")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ProtocolError("hello: 'options' must be a map or nil")
+    return BotInfo(name, texts["author"], texts["version"], variants, options)
+
+
+class _Stderr:
+    """The child's stderr, drained by a daemon thread: the last ``limit`` bytes in memory,
+    and the first ``log_limit`` bytes appended to ``log`` (a path) if one is given."""
+
+    def __init__(self, fd: int, limit: int, log: str | os.PathLike[str] | None, log_limit: int):
+        self.limit = limit
+        self.tail = bytearray()
+        self.total = 0
+        self.lock = threading.Lock()
+        self.file: IO[bytes] | None = open(log, "ab") if log is not None else None  # noqa: SIM115
+        self.log_left = log_limit
+        self.thread = threading.Thread(
+            target=self._drain, args=(fd,), name="bones-bot-stderr", daemon=True
+        )
+        self.thread.start()
+
+    def _drain(self, fd: int) -> None:
+        try:
+            while True:
+                try:
+                    chunk = os.read(fd, _READ_CHUNK)
+                except InterruptedError:
+                    continue
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self._add(chunk)
+        finally:
+            os.close(fd)
+            with self.lock:
+                if self.file is not None:
+                    self.file.close()
+                    self.file = None
+
+    def _add(self, chunk: bytes) -> None:
+        with self.lock:
+            self.total += len(chunk)
+            self.tail += chunk
+            if len(self.tail) > self.limit:
+                del self.tail[: len(self.tail) - self.limit]
+            if self.file is not None and self.log_left > 0:
+                part = chunk[: self.log_left]
+                self.log_left -= len(part)
+                self.file.write(part)
+                if self.log_left <= 0:
+                    self.file.write(b"\n[bones: the rest of this bot's stderr is not logged]\n")
+                self.file.flush()
+
+    def text(self) -> str:
+        with self.lock:
+            return self.tail.decode("utf-8", "replace")
+
+    def join(self, timeout: float) -> None:
+        self.thread.join(timeout)
+
+
+_LIVE: weakref.WeakSet[ExternalBot] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:  # pragma: no cover - runs at interpreter exit
+    for bot in list(_LIVE):
+        with contextlib.suppress(Exception):
+            bot.close(grace=0.1)
+
+
+class ExternalBot(Bot):
+    """A bot that runs as the child process ``command`` (a list of arguments; no shell)
+    and speaks the bones-bot protocol (docs/protocol.md) on its stdin and stdout.
+
+    The process is started and the handshake done in the constructor (within
+    ``handshake_time`` seconds): a bot that fails it raises :class:`ExternalBotError`
+    before any game.  Then every hook of :class:`bones.Bot` is forwarded as a frame;
+    :meth:`choose` sends a ``move_request`` and waits at most ``move_time`` seconds
+    (``None``: no limit) for the answer; writes wait at most ``hook_time`` seconds for a
+    bot that does not read its input.  A fault raises :class:`ExternalBotError` (with a
+    ``kind``) and kills the process; :meth:`restart` starts a fresh one (for the next
+    game), :meth:`close` ends it (``quit``, a short grace, then SIGKILL to its process
+    group).  Use it as a context manager, or call :meth:`close`: no process outlives it.
+
+    ``seed`` is sent in ``game_start`` (a bot may use it for its randomness).  The bot's
+    stderr is kept in memory (its last ``stderr_limit`` bytes: :meth:`stderr_text`) and
+    appended to the file ``log`` (at most ``log_limit`` bytes per process) if given.
+    ``trace(direction, frame)`` is called with ``"send"`` or ``"recv"`` and the bytes of
+    every frame (length prefix included), for debugging.  ``start=False`` makes the
+    object without starting the process: call :meth:`start`, or :meth:`start_all` to
+    start several bots at once.
+    """
+
+    name = "external"
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        seed: int = 0,
+        move_time: float | None = 10.0,
+        hook_time: float | None = 10.0,
+        handshake_time: float = 10.0,
+        max_frame: int = MAX_FRAME,
+        stderr_limit: int = 1 << 16,
+        log: str | os.PathLike[str] | None = None,
+        log_limit: int = 1 << 20,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        trace: Callable[[str, bytes], None] | None = None,
+        start: bool = True,
+    ) -> None:
+        super().__init__(seed)
+        if isinstance(command, (str, bytes)) or not command:
+            raise TypeError("ExternalBot: command is a non-empty list of arguments (no shell)")
+        self.command = [os.fspath(arg) for arg in command]
+        for value, what in ((move_time, "move_time"), (hook_time, "hook_time")):
+            if value is not None and not value > 0:
+                raise ValueError(f"ExternalBot: {what} must be > 0 seconds or None")
+        if not handshake_time > 0:
+            raise ValueError("ExternalBot: handshake_time must be > 0 seconds")
+        self.move_time = move_time
+        self.hook_time = hook_time
+        self.handshake_time = handshake_time
+        self.max_frame = max_frame
+        self.stderr_limit = stderr_limit
+        self.log = log
+        self.log_limit = log_limit
+        self.env = None if env is None else dict(env)
+        self.cwd = cwd
+        self.trace = trace
+        #: The seat of the current game (-1 before the first ``start_game``).
+        self.seat = -1
+        #: What the bot said in its hello (None before a handshake).
+        self.info: BotInfo | None = None
+        #: The last fault (an :class:`ExternalBotError`), or None.
+        self.fault: ExternalBotError | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: _Stderr | None = None
+        self._out = bytearray()
+        self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+        self._request = 0
+        self._move_ms = None if move_time is None else max(1, round(move_time * 1000))
+        if start:
+            self.start()
+
+    # -- the process -----------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """Whether the bot's process is running (started, not faulted, not closed)."""
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the bot's process (None when it is not running)."""
+        return None if self._proc is None else self._proc.pid
+
+    def _label(self) -> str:
+        name = self.info.name if self.info is not None else os.path.basename(self.command[0])
+        pid = f" (pid {self._proc.pid})" if self._proc is not None else ""
+        return f"external bot {name!r}{pid}"
+
+    def start(self) -> None:
+        """Start the process and do the handshake (nothing if it is running)."""
+        if self._proc is None:
+            self._spawn()
+            self._handshake()
+
+    @staticmethod
+    def start_all(bots: Sequence[ExternalBot]) -> None:
+        """Start several bots (made with ``start=False``) at once: every process is
+        started, then every handshake done, so their start-up times overlap."""
+        started = [bot for bot in bots if bot._proc is None]
+        try:
+            for bot in started:
+                bot._spawn()
+            for bot in started:
+                bot._handshake()
+        except BaseException:
+            for bot in started:
+                bot.close(grace=0.0)
+            raise
+
+    def _spawn(self) -> None:
+        self.fault = None
+        self.info = None
+        self._out.clear()
+        self._request = 0
+        self._reader = FrameReader(self.max_frame)
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            self._proc = subprocess.Popen(
+                self.command,
+                stdin=in_r,
+                stdout=out_w,
+                stderr=err_w,
+                close_fds=True,
+                start_new_session=True,  # its own process group: close() kills it whole
+                env=self.env,
+                cwd=self.cwd,
+            )
+        except (OSError, ValueError) as exc:
+            for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+                os.close(fd)
+            error = ExternalBotError(self.seat, f"could not start {self.command!r}: {exc}", "crash")
+            self.fault = error
+            raise error from None
+        self._started = time.monotonic()
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        os.set_blocking(in_w, False)
+        os.set_blocking(out_r, False)
+        self._stdin = in_w
+        self._stdout = out_r
+        self._rpoll = select.poll()
+        self._rpoll.register(out_r, select.POLLIN)
+        self._wpoll = select.poll()
+        self._wpoll.register(in_w, select.POLLOUT)
+        self._stderr = _Stderr(err_r, self.stderr_limit, self.log, self.log_limit)
+        _LIVE.add(self)
+        self._send({"type": "hello", "protocol": PROTOCOL})
+
+    def _handshake(self) -> None:
+        deadline = self._started + self.handshake_time
+        self._flush(deadline, "the handshake")
+        msg = self._receive(deadline, "its hello (the handshake)")
+        try:
+            self.info = _parse_hello(msg)
+        except ProtocolError as exc:
+            self._fail("bad_frame", f"handshake failed: {exc}")
+        self.__dict__["name"] = self.info.name
+
+    def restart(self, log: str | os.PathLike[str] | None = None) -> None:
+        """End the process (if any) and start a fresh one with a new handshake, logging
+        its stderr to ``log`` if given (else to the same log as before)."""
+        self.close()
+        if log is not None:
+            self.log = log
+        self.seat = -1
+        self.start()
+
+    def reset(self) -> None:
+        """A fresh process (see :meth:`restart`): the state just after ``__init__``."""
+        self.restart()
+
+    def stderr_text(self) -> str:
+        """The last ``stderr_limit`` bytes the bot wrote to stderr (its current or last
+        process), decoded as UTF-8."""
+        return "" if self._stderr is None else self._stderr.text()
+
+    def close(self, grace: float = 0.5) -> None:
+        """End the process: send ``quit``, close its stdin, wait up to ``grace`` seconds
+        for it to exit, then SIGKILL its process group; reap it.  Idempotent."""
+        proc = self._proc
+        if proc is None:
+            return
+        self._proc = None
+        _LIVE.discard(self)
+        self._out.clear()
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                frame = self._frame({"type": "quit"})
+                if self.trace is not None:
+                    self.trace("send", frame)
+                os.write(self._stdin, frame)
+        with contextlib.suppress(OSError):
+            os.close(self._stdin)
+        self._end(proc, grace)
+        with contextlib.suppress(OSError):
+            os.close(self._stdout)
+
+    def _end(self, proc: subprocess.Popen[bytes], grace: float) -> bool:
+        """Wait up to ``grace`` s for ``proc`` to exit, kill its group, reap it; whether
+        it had exited by itself."""
+        deadline = time.monotonic() + grace
+        pause = 0.0005
+        while not (exited := _exited(proc)) and time.monotonic() < deadline:
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.02)
+        # the leader is not reaped yet, so its process group id is still its own
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            proc.kill()
+        proc.wait()
+        if self._stderr is not None:
+            self._stderr.join(0.5)
+        return exited
+
+    def __enter__(self) -> ExternalBot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close(grace=0.0)
+
+    # -- frames ------------------------------------------------------------------------
+
+    def _frame(self, message: dict[str, Any]) -> bytes:
+        body = self._packer.pack(message)
+        return _LENGTH.pack(len(body)) + body
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = self._packer.pack(message)
+        out = self._out
+        out += _LENGTH.pack(len(body))
+        out += body
+        if self.trace is not None:
+            self.trace("send", _LENGTH.pack(len(body)) + body)
+
+    def _flush(self, deadline: float | None, doing: str) -> None:
+        """Write out the buffered frames, waiting for a bot that does not read its input
+        until ``deadline`` (monotonic seconds; None: no limit)."""
+        out = self._out
+        if self._proc is None:
+            self._dead(doing)
+        fd = self._stdin
+        while out:
+            try:
+                written = os.write(fd, out)
+            except BlockingIOError:
+                self._wait(self._wpoll, deadline, f"the bot did not read its input ({doing})")
+                continue
+            except InterruptedError:
+                continue
+            except OSError as exc:  # EPIPE: the bot closed its stdin or exited
+                self._crashed(f"its stdin is closed ({exc.strerror}) ({doing})")
+            del out[:written]
+
+    def _wait(self, poll: select.poll, deadline: float | None, what: str) -> None:
+        """Block until ``poll`` reports an event, or fail with a timeout at ``deadline``."""
+        if deadline is None:
+            poll.poll()
+            return
+        left = deadline - time.monotonic()
+        if left <= 0 or not poll.poll(math.ceil(left * 1000)):
+            if time.monotonic() >= deadline:
+                self._fail("timeout", f"{what}: no answer within the time limit")
+
+    def _receive(self, deadline: float | None, waiting: str) -> dict[str, Any]:
+        """The next message from the bot, by ``deadline``; every failure is a fault."""
+        reader = self._reader
+        fd = self._stdout
+        while True:
+            try:
+                body = reader.next_body()
+                if body is not None:
+                    if self.trace is not None:
+                        self.trace("recv", _LENGTH.pack(len(body)) + body)
+                    return decode_body(body)
+            except ProtocolError as exc:
+                self._fail("bad_frame", f"{exc} (waiting for {waiting})")
+            self._wait(self._rpoll, deadline, f"waiting for {waiting}")
+            try:
+                chunk = os.read(fd, _READ_CHUNK)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as exc:
+                self._crashed(f"its stdout failed ({exc.strerror}) (waiting for {waiting})")
+            if not chunk:
+                pending = reader.pending
+                cut = f" in the middle of a frame ({pending} bytes)" if pending else ""
+                self._crashed(f"it closed its stdout{cut} (waiting for {waiting})")
+            reader.feed(chunk)
+
+    def _dead(self, doing: str) -> NoReturn:
+        last = f" (its fault: {self.fault.message})" if self.fault is not None else ""
+        error = ExternalBotError(
+            self.seat, f"{self._label()} is not running{last} ({doing})", "crash"
+        )
+        raise error
+
+    def _crashed(self, what: str) -> NoReturn:
+        self._fail("crash", what, grace=0.5)  # it is most likely exiting: let it
+
+    def _fail(self, kind: str, text: str, grace: float = 0.0) -> NoReturn:
+        """Kill the process (after up to ``grace`` s for it to exit by itself) and raise
+        the fault."""
+        label = self._label()
+        proc = self._proc
+        if proc is not None:
+            self._proc = None
+            _LIVE.discard(self)
+            with contextlib.suppress(OSError):
+                os.close(self._stdin)
+            exited = self._end(proc, grace)
+            with contextlib.suppress(OSError):
+                os.close(self._stdout)
+            code = proc.returncode
+            if exited and code is not None and code >= 0:
+                text += f"; it exited with status {code}"
+            elif exited and code is not None:
+                name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+                text += f"; it was killed by signal {name}"
+        tail = self.stderr_text().strip()
+        if tail:
+            if len(tail) > _TAIL_SHOWN:
+                tail = "..." + tail[-_TAIL_SHOWN:]
+            text += f"; its stderr ends with:\n{tail}"
+        error = ExternalBotError(self.seat, f"{label}: {text}", kind)
+        self.fault = error
+        raise error
+
+    def _deadline(self, seconds: float | None) -> float | None:
+        return None if seconds is None else time.monotonic() + seconds
+
+    # -- the hooks -----------------------------------------------------------------------
+
+    def ping(self, timeout: float | None = None) -> float:
+        """Send ``ping`` and wait (at most ``timeout`` s, default ``hook_time``) for the
+        ``pong``; the round trip in seconds."""
+        self._request += 1
+        rid = self._request
+        start = time.monotonic()
+        deadline = start + timeout if timeout is not None else self._deadline(self.hook_time)
+        self._send({"type": "ping", "id": rid})
+        self._flush(deadline, "a ping")
+        while True:
+            msg = self._receive(deadline, f"the pong of ping {rid}")
+            if msg.get("type") == "pong" and msg.get("id") == rid:
+                return time.monotonic() - start
+            if msg.get("type") != "pong":
+                self._fail(
+                    "bad_frame", f"a message of type {_text(msg.get('type'))} instead of a pong"
+                )
+
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        from ..core.rules import compile_rules
+
+        self.seat = seat
+        sides = compile_rules(variant, players, options).sides
+        side = next(i for i, s in enumerate(sides) if seat in s)
+        self._send(
+            {
+                "type": "game_start",
+                "variant": variant,
+                "options": dict(options),
+                "players": players,
+                "seat": seat,
+                "side": side,
+                "sides": [list(s) for s in sides],
+                "seed": self.seed,
+                "time_control": {"move_ms": self._move_ms},
+            }
+        )
+        if len(self._out) >= _FLUSH_AT:
+            self._flush(self._deadline(self.hook_time), "game_start")
+
+    def start_round(self, observation: Observation) -> None:
+        self._send({"type": "round_start", "observation": observation.to_msgpack()})
+        if len(self._out) >= _FLUSH_AT:
+            self._flush(self._deadline(self.hook_time), "round_start")
+
+    def observe(self, event: Event) -> None:
+        move = event.move
+        self._send(
+            {
+                "type": "event",
+                "kind": event.kind,
+                "seat": event.seat,
+                "move": None if move is None else str(move),
+                "count": event.count,
+                "points": event.points,
+            }
+        )
+        if len(self._out) >= _FLUSH_AT:
+            self._flush(self._deadline(self.hook_time), "events")
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self._request += 1
+        rid = self._request
+        self._send(
+            {
+                "type": "move_request",
+                "id": rid,
+                "observation": observation.to_msgpack(),
+                "legal": [str(m) for m in legal_moves],
+                "time_left_ms": self._move_ms,
+            }
+        )
+        deadline = self._deadline(self.move_time)
+        waiting = f"its move (request {rid})"
+        self._flush(deadline, waiting)
+        while True:
+            msg = self._receive(deadline, waiting)
+            kind = msg.get("type")
+            if kind == "move":
+                break
+            if kind != "pong":  # a late pong is harmless
+                self._fail("bad_frame", f"a message of type {_text(kind)} instead of {waiting}")
+        try:
+            return answer_move(msg, rid, legal_moves)
+        except Fault as exc:
+            self._fail(exc.kind, exc.text)
+
+    def end_round(self, result: RoundResult, observation: Observation) -> None:
+        self._send(
+            {
+                "type": "round_end",
+                "result": {
+                    "reason": result.reason,
+                    "winners": list(result.winners),
+                    "points": list(result.points),
+                    "values": list(result.values),
+                    "last_seat": result.last_seat,
+                },
+                "observation": observation.to_msgpack(),
+            }
+        )
+        if len(self._out) >= _FLUSH_AT:
+            self._flush(self._deadline(self.hook_time), "round_end")
+
+    def end_game(self, scores: tuple[int, ...], winners: tuple[int, ...]) -> None:
+        self._send({"type": "game_end", "scores": list(scores), "winners": list(winners)})
+        self._flush(self._deadline(self.hook_time), "game_end")
+
+    def __repr__(self) -> str:
+        state = "running" if self.alive else "stopped"
+        return f"<ExternalBot {self.command!r} {state}>"
+
+
+class Fault(Exception):
+    """A fault found in a message (``kind`` as in :data:`FAULTS`, ``text``)."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(kind, text)
+        self.kind = kind
+        self.text = text
+
+
+def answer_move(msg: dict[str, Any], rid: int, legal_moves: Sequence[Move]) -> Move:
+    """The move a ``move`` message answers to request ``rid`` with ``legal_moves``:
+    ``legal_moves[index]``, or the legal move written as ``move``.  :class:`Fault`
+    ``bad_frame`` for a wrong id, a wrong-typed field, both or neither of ``index`` and
+    ``move``; ``illegal`` for an index out of range or a move that is not legal."""
+    rid_got = msg.get("id")
+    if type(rid_got) is not int or rid_got != rid:
+        raise Fault("bad_frame", f"the move answers request id {_text(rid_got)}, not {rid}")
+    index = msg.get("index")
+    text = msg.get("move")
+    if (index is None) == (text is None):
+        raise Fault("bad_frame", "a move message needs exactly one of 'index' and 'move'")
+    if index is not None:
+        if type(index) is not int:
+            raise Fault("bad_frame", f"'index' must be an int; got {_text(index)}")
+        if not 0 <= index < len(legal_moves):
+            raise Fault("illegal", f"index {index} is out of range: {len(legal_moves)} legal moves")
+        return legal_moves[index]
+    if type(text) is not str:
+        raise Fault("bad_frame", f"'move' must be a string; got {_text(text)}")
+    for move in legal_moves:
+        if str(move) == text:
+            return move
+    from ..core.moves import Move
+
+    try:
+        parsed = Move.parse(text)
+    except ValueError:
+        parsed = None
+    if parsed is not None:
+        for move in legal_moves:
+            if move == parsed:
+                return move
+    raise Fault(
+        "illegal",
+        f"the move {_text(text, 40)} is not legal; legal: " + ", ".join(map(str, legal_moves)),
+    )
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether ``proc`` has exited, without reaping it (its pid, and so its process
+    group id, stay reserved until :meth:`subprocess.Popen.wait`)."""
+    if proc.returncode is not None:
+        return True
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # pragma: no cover - macOS
+        return proc.poll() is not None
+    try:
+        return waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True

@@ -1,0 +1,387 @@
+"""The bot's side of the bones-bot protocol: :func:`serve` runs any :class:`bones.Bot` as a
+protocol process on stdin/stdout (docs/protocol.md).
+
+``python -m bones.protocol.server SPEC`` serves the bot of a spec string (``greedy``,
+``random:seed=3``): a fresh bot is made for every game, with the ``seed`` of
+``game_start`` unless the spec names one, as the runner does in process.  The bot's own
+prints (``sys.stdout`` and file descriptor 1) go to stderr, so they cannot corrupt the
+frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+import msgpack
+
+from ..bot import Bot, check_spec, make_bot
+from ..errors import OptionError
+from .frames import MAX_FRAME, FrameReader, ProtocolError
+
+__all__ = ["decode_observation", "main", "private_stdout", "serve"]
+
+PROTOCOL = 1
+
+_MOVES: dict[str, Any] = {}
+_TILES: dict[str, Any] = {}
+_CACHE_LIMIT = 4096
+
+
+def _move(text: str) -> Any:
+    move = _MOVES.get(text)
+    if move is None:
+        from ..core.moves import Move
+
+        move = Move.parse(text)
+        if len(_MOVES) < _CACHE_LIMIT:
+            _MOVES[text] = move
+    return move
+
+
+def _tile(text: str) -> Any:
+    tile = _TILES.get(text)
+    if tile is None:
+        from ..core.tiles import Tile
+
+        tile = Tile.parse(text)
+        if len(_TILES) < _CACHE_LIMIT:
+            _TILES[text] = tile
+    return tile
+
+
+def decode_observation(data: bytes, strict: bool = False) -> Any:
+    """The :class:`bones.Observation` in ``data`` (``Observation.to_msgpack()`` bytes).
+
+    The bot's side trusts its runner: by default the bytes are decoded without the
+    checks of :meth:`Observation.from_msgpack` (which resolves the variant's options and
+    rebuilds the layout: about 200 us, against a few us here); ``strict=True`` uses
+    ``from_msgpack``.  Both give equal observations (tests/test_protocol.py checks it).
+    """
+    from ..observation import SCHEMA_VERSION, Observation
+    from ..records import Event
+
+    if strict:
+        return Observation.from_msgpack(data)
+    try:
+        obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        (version, kind, seat, side, variant, options, players, hand, sizes, stock, ends,
+         layout, count, events, scores, to_move, legal) = obj  # fmt: skip
+        if version != SCHEMA_VERSION or kind != "observation":
+            raise ValueError(f"schema {version!r} {kind!r}")
+        move = _move
+        return Observation(
+            seat=seat,
+            side=side,
+            variant=variant,
+            options=dict(options),
+            players=players,
+            hand=tuple(_tile(t) for t in hand),
+            hand_sizes=tuple(sizes),
+            stock_size=stock,
+            ends=tuple((name, value) for name, value in ends),
+            layout=tuple(move(m) for m in layout),
+            count=count,
+            events=tuple(
+                Event(k, s, None if m is None else move(m), n, p) for k, s, m, n, p in events
+            ),
+            scores=tuple(scores),
+            to_move=to_move,
+            legal_moves=tuple(move(m) for m in legal),
+        )
+    except Exception as exc:
+        raise ProtocolError(f"not a bones observation: {exc}") from None
+
+
+def _keeps(bot: Any, hook: str) -> bool:
+    """Whether ``bot``'s ``hook`` is :class:`Bot`'s own, which does nothing."""
+    return getattr(type(bot), hook, None) is getattr(Bot, hook, None) and hook not in getattr(
+        bot, "__dict__", {}
+    )
+
+
+def _hello(bot: Bot | str) -> dict[str, Any]:
+    from .. import __version__
+
+    if isinstance(bot, str):
+        spec = check_spec(bot)
+        return {
+            "type": "hello",
+            "protocol": PROTOCOL,
+            "name": spec.name,
+            "author": spec.plugin or "",
+            "version": __version__,
+            "variants": None if spec.variants is None else list(spec.variants),
+            "options": {k: o.to_dict() for k, o in spec.all_options.items()},
+        }
+    name = getattr(bot, "name", "") or type(bot).__name__
+    return {
+        "type": "hello",
+        "protocol": PROTOCOL,
+        "name": str(name)[:100],
+        "author": "",
+        "version": __version__,
+        "variants": None,
+        "options": {},
+    }
+
+
+def _fd_of(stream: Any) -> int | None:
+    if isinstance(stream, int):
+        return stream
+    try:
+        return int(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def private_stdout() -> int:
+    """Keep this process's stdout for the frames only: a copy of file descriptor 1 is
+    returned, and fd 1 and ``sys.stdout`` are pointed at stderr (so that prints, Python's
+    or C's, land in the bot's log)."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out_fd
+
+
+def serve(
+    bot: Bot | str,
+    stdin: BinaryIO | int | None = None,
+    stdout: BinaryIO | int | None = None,
+    *,
+    strict: bool = False,
+    max_frame: int = MAX_FRAME,
+) -> int:
+    """Run ``bot`` as a protocol process: read the runner's frames from ``stdin``, call the
+    bot's hooks, write its answers to ``stdout``; return 0 at ``quit`` or at the end of
+    the input.
+
+    ``bot`` is a :class:`bones.Bot` (used for every game) or a spec string (a fresh bot
+    per game from :func:`bones.make_bot`, with the seed of ``game_start`` unless the spec
+    names one).  ``stdin``/``stdout`` are binary streams or file descriptors; ``None``
+    means this process's own, and then the bot's prints are sent to stderr: file
+    descriptor 1 and ``sys.stdout`` are pointed at stderr and the frames go to a private
+    copy of the original stdout.  ``strict=True`` checks every observation with
+    :meth:`Observation.from_msgpack`.  A hook that raises propagates (the process ends,
+    the runner sees a crash with the traceback on stderr); a frame that breaks the
+    protocol raises :class:`~bones.protocol.ProtocolError`.
+    """
+    in_fd = _fd_of(0 if stdin is None else stdin)
+    out_fd = _fd_of(1 if stdout is None else stdout)
+    if out_fd == 1:
+        out_fd = private_stdout()
+    read: Callable[[int], bytes]
+    if in_fd is not None:
+        fd = in_fd
+        read = lambda n: os.read(fd, n)  # noqa: E731
+    else:
+        read = stdin.read  # type: ignore[union-attr]
+    write: Callable[[bytes], None]
+    if out_fd is not None:
+        ofd = out_fd
+
+        def write(data: bytes) -> None:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(ofd, view) :]
+
+    else:
+        stream: Any = stdout
+
+        def write(data: bytes) -> None:
+            stream.write(data)
+            stream.flush()
+
+    return _Session(bot, read, write, strict, max_frame).run()
+
+
+class _Session:
+    def __init__(
+        self,
+        bot: Bot | str,
+        read: Callable[[int], bytes],
+        write: Callable[[bytes], None],
+        strict: bool,
+        max_frame: int,
+    ) -> None:
+        self.spec = bot if isinstance(bot, str) else None
+        self.bot: Any = None if isinstance(bot, str) else bot
+        self.hello = _hello(bot)
+        self.read = read
+        self.write = write
+        self.strict = strict
+        self.reader = FrameReader(max_frame, strict_map_key=False)
+        self.packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+        self._set_hooks()
+
+    def _set_hooks(self) -> None:
+        bot = self.bot
+        self.hooks = {
+            hook: bot is not None and not _keeps(bot, hook)
+            for hook in ("start_game", "start_round", "observe", "end_round", "end_game")
+        }
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = self.packer.pack(message)
+        self.write(len(body).to_bytes(4, "big") + body)
+
+    def observation(self, message: dict[str, Any]) -> Any:
+        data = message.get("observation")
+        if not isinstance(data, bytes):
+            raise ProtocolError(f"{message.get('type')}: 'observation' must be a bin")
+        return decode_observation(data, self.strict)
+
+    def run(self) -> int:
+        reader = self.reader
+        handlers = {
+            "hello": self.on_hello,
+            "ping": self.on_ping,
+            "game_start": self.on_game_start,
+            "round_start": self.on_round_start,
+            "event": self.on_event,
+            "move_request": self.on_move_request,
+            "round_end": self.on_round_end,
+            "game_end": self.on_game_end,
+        }
+        while True:
+            message = reader.next()
+            if message is None:
+                chunk = self.read(1 << 16)
+                if not chunk:
+                    if reader.pending:
+                        raise ProtocolError(
+                            f"truncated frame: the input ended {reader.pending} bytes into one"
+                        )
+                    return 0
+                reader.feed(chunk)
+                continue
+            kind = message.get("type")
+            if kind == "quit":
+                return 0
+            handler = handlers.get(kind)  # type: ignore[arg-type]
+            if handler is not None:  # unknown types are ignored
+                handler(message)
+
+    # -- the messages ----------------------------------------------------------------------
+
+    def on_hello(self, message: dict[str, Any]) -> None:
+        self.send(self.hello)
+
+    def on_ping(self, message: dict[str, Any]) -> None:
+        self.send({"type": "pong", "id": message.get("id")})
+
+    def on_game_start(self, message: dict[str, Any]) -> None:
+        if self.spec is not None:
+            seed = message.get("seed")
+            self.bot = make_bot(self.spec, seed=seed if type(seed) is int else None)
+            self._set_hooks()
+        if self.hooks["start_game"]:
+            options = message.get("options") or {}
+            self.bot.start_game(
+                message["seat"], message["variant"], message["players"], dict(options)
+            )
+
+    def _bot(self) -> Any:
+        if self.bot is None:  # a spec, and no game_start yet
+            assert self.spec is not None
+            self.bot = make_bot(self.spec)
+            self._set_hooks()
+        return self.bot
+
+    def on_round_start(self, message: dict[str, Any]) -> None:
+        bot = self._bot()
+        if self.hooks["start_round"]:
+            bot.start_round(self.observation(message))
+
+    def on_event(self, message: dict[str, Any]) -> None:
+        bot = self._bot()
+        if self.hooks["observe"]:
+            from ..records import Event
+
+            move = message.get("move")
+            bot.observe(
+                Event(
+                    message["kind"],
+                    message["seat"],
+                    None if move is None else _move(move),
+                    message.get("count", 0),
+                    message.get("points", 0),
+                )
+            )
+
+    def on_move_request(self, message: dict[str, Any]) -> None:
+        bot = self._bot()
+        observation = self.observation(message)
+        legal = observation.legal_moves
+        if self.strict and message.get("legal") != [str(m) for m in legal]:
+            raise ProtocolError("move_request: 'legal' differs from the observation's moves")
+        move = bot.choose(observation, legal)
+        from ..core.moves import Move
+
+        answer: dict[str, Any] = {"type": "move", "id": message.get("id")}
+        if type(move) is Move and move in legal:
+            answer["index"] = legal.index(move)
+        else:  # the runner refuses it, as the in-process driver would
+            try:
+                answer["move"] = str(move)[:100]
+            except Exception:  # noqa: BLE001
+                answer["move"] = "?"
+        self.send(answer)
+
+    def on_round_end(self, message: dict[str, Any]) -> None:
+        bot = self._bot()
+        if self.hooks["end_round"]:
+            from ..records import RoundResult
+
+            r = message["result"]
+            result = RoundResult(
+                r["reason"],
+                tuple(r["winners"]),
+                tuple(r["points"]),
+                tuple(r["values"]),
+                r["last_seat"],
+            )
+            bot.end_round(result, self.observation(message))
+
+    def on_game_end(self, message: dict[str, Any]) -> None:
+        bot = self._bot()
+        if self.hooks["end_game"]:
+            bot.end_game(tuple(message["scores"]), tuple(message["winners"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bones.protocol.server SPEC [--strict]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bones.protocol.server",
+        description="Serve a bones bot over the bones-bot protocol on stdin/stdout "
+        "(docs/protocol.md).",
+    )
+    parser.add_argument("spec", help="a bot spec string: greedy, random:seed=3, ...")
+    parser.add_argument(
+        "--strict", action="store_true", help="check every observation with from_msgpack"
+    )
+    args = parser.parse_args(argv)
+    out = private_stdout()  # before any plugin is imported: nothing else reaches stdout
+    try:
+        check_spec(args.spec)
+    except OptionError as exc:
+        print(f"bones serve-bot: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return serve(args.spec, 0, out, strict=args.strict)
+    except ProtocolError as exc:
+        print(f"bones serve-bot: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,381 @@
+"""Journals (issue 6): a journal is data, never code, and never a traceback.
+
+* ``--resume`` imports only the plugins that are installed or named again with
+  ``--plugin``; ``bones show`` imports nothing the file names;
+* every malformed journal (bad field types, a resume line for another match, ...) is a
+  one-line error, exit 2, from ``--resume``, ``bones show`` and the summary: checked by
+  hand-made cases and a fuzz test that mutates valid journals line- and field-wise;
+* one runner per journal: a second one (another process) is refused at once;
+* the summary streams the journal: its memory does not grow with the games;
+* the same command twice continues the match; a game written twice counts once (the
+  first record), with a warning; a journal with a gap is filled exactly once;
+* pentanomial counts ignore unfinished pairs; the GSPRT bounds with alpha != beta.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bones.cli import main
+from bones.match import MatchConfig, read_journal, run_match
+from bones.match.report import summarize
+from bones.match.stats import SPRT, pentanomial_counts
+
+SECRET = "c3" * 32
+TESTS = str(Path(__file__).parent)
+
+
+def _config(**kw):
+    base = dict(bots=("greedy", "random"), games=4, seed=1, secret=SECRET)
+    base.update(kw)
+    return MatchConfig(**base)
+
+
+def summarize_journal(*args, **kw):
+    from bones.match.report import summarize_journal
+
+    return summarize_journal(*args, **kw)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(code, out, err, status=2):
+    assert code == status, (code, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bones: error: "), err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def journal_lines(tmp_path_factory):
+    """A small finished journal (4 games, All Fives), as lines."""
+    path = tmp_path_factory.mktemp("j") / "m.jsonl"
+    run_match(_config(), path, jobs=1)
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+# ---------------------------------------------------------------------------------------
+# Plugins named by a journal
+
+
+def test_resume_does_not_import_what_a_journal_names(tmp_path, capsys, journal_lines):
+    marker = tmp_path / "imported"
+    (tmp_path / "evil_mod.py").write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\nfrom bones.plugins import hookimpl\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        header = json.loads(journal_lines[0])
+        for name in ("os", "evil_mod"):
+            header["config"]["plugins"] = [name]
+            path = _write(tmp_path / f"{name}.jsonl", [json.dumps(header), *journal_lines[1:]])
+            line = _one_line_error(*run(capsys, "match", "--resume", "--journal", path))
+            assert f"names the plugin {name!r}, which is not installed" in line
+            assert f"name it again with --plugin {name}" in line
+            assert not marker.exists()
+            # bones show replays with the installed variants only
+            code, out, err = run(capsys, "show", path, "--game", "1")
+            assert code == 0, err
+            assert not marker.exists()
+        # named again on the command line: trusted
+        code, out, err = run(capsys, "match", "--resume", "--journal", path, "--plugin", "evil_mod")
+        assert code == 0, err
+        assert marker.exists()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("evil_mod", None)
+
+
+# ---------------------------------------------------------------------------------------
+# Malformed journals
+
+
+def _mutated(journal_lines, line, change):
+    lines = list(journal_lines)
+    obj = json.loads(lines[line])
+    change(obj)
+    lines[line] = json.dumps(obj)
+    return lines
+
+
+CASES = [
+    (2, lambda r: r.__setitem__("seat_bots", [0, 7]), "seat_bots"),
+    (2, lambda r: r.__setitem__("seat_bots", ["x", 1]), "seat_bots"),
+    (2, lambda r: r.pop("sides"), "sides"),
+    (2, lambda r: r.__setitem__("sides", [[0], [0]]), "sides"),
+    (2, lambda r: r.__setitem__("id", "3"), "'id'"),
+    (2, lambda r: r.__setitem__("ranks", [2, "0"]), "ranks"),
+    (2, lambda r: r.__setitem__("forfeit", {"seat": 9}), "forfeit"),
+    (2, lambda r: r.__setitem__("seats", ["random", "random"]), "which is not the bot of seat"),
+    (0, lambda h: h["config"].__setitem__("games", "many"), "'games' must be a whole number"),
+    (0, lambda h: h["config"].__setitem__("bots", 3), "'bots'"),
+    (0, lambda h: h["config"].__setitem__("sprt", {"elo0": "x"}), "sprt"),
+    (0, lambda h: h.__setitem__("config", []), "not a JSON object"),
+    (0, lambda h: h.__setitem__("version", 7), "journal version 7"),
+]
+
+
+@pytest.mark.parametrize("line, change, message", CASES)
+def test_malformed_journals_are_one_line_errors(
+    tmp_path, capsys, journal_lines, line, change, message
+):
+    path = _write(tmp_path / "bad.jsonl", _mutated(journal_lines, line, change))
+    for argv in (
+        ["match", "--resume", "--journal", path],
+        ["match", "greedy", "random", "--games", "4", "--seed", "1", "--journal", path],
+        ["show", path, "--game", "1"],
+    ):
+        text = _one_line_error(*run(capsys, *argv))
+        assert message in text, (argv, text)
+    with pytest.raises(ValueError, match="bad.jsonl"):
+        summarize_journal(path)
+
+
+def test_a_resume_line_for_other_bots_is_an_error(tmp_path, capsys, journal_lines):
+    header = json.loads(journal_lines[0])
+    resume = {**header, "type": "resume"}
+    resume["config"] = {**header["config"], "bots": ["heaviest", "random"]}
+    path = _write(
+        tmp_path / "r.jsonl", [*journal_lines[:3], json.dumps(resume), *journal_lines[3:]]
+    )
+    text = _one_line_error(*run(capsys, "match", "--resume", "--journal", path))
+    assert "line 4: a resume line for another match: bots" in text
+    text = _one_line_error(*run(capsys, "show", path, "--game", "3"))
+    assert "a resume line for another match" in text
+
+
+LINE_MUTATIONS = st.sampled_from(["drop", "duplicate", "swap", "cut", "garbage", "blank"])
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_fuzzed_journals_never_give_a_traceback(tmp_path_factory, journal_lines, data):
+    """Mutate a valid journal line-wise (drop, duplicate, swap, cut, garbage) and
+    field-wise (any JSON value for any field of any line, nested config fields too);
+    read_journal, the summary, bones show and --resume either work or raise a one-line
+    error (a BonesError: JournalError/MatchError, or ReplayError for show)."""
+    from bones.errors import BonesError
+
+    lines = list(journal_lines)
+    for _ in range(data.draw(st.integers(1, 3))):
+        index = data.draw(st.integers(0, len(lines) - 1))
+        if data.draw(st.booleans()):
+            kind = data.draw(LINE_MUTATIONS)
+            if kind == "drop" and len(lines) > 1:
+                del lines[index]
+            elif kind == "duplicate":
+                lines.insert(index, lines[index])
+            elif kind == "swap":
+                other = data.draw(st.integers(0, len(lines) - 1))
+                lines[index], lines[other] = lines[other], lines[index]
+            elif kind == "cut":
+                lines[index] = lines[index][: data.draw(st.integers(0, len(lines[index])))]
+            elif kind == "garbage":
+                lines[index] = data.draw(st.text(max_size=20))
+            else:
+                lines[index] = ""
+        else:
+            try:
+                obj = json.loads(lines[index])
+            except ValueError:
+                continue
+            if not isinstance(obj, dict):
+                continue
+            target = obj
+            if "config" in obj and isinstance(obj["config"], dict) and data.draw(st.booleans()):
+                target = obj["config"]
+            keys = sorted(target) or ["type"]
+            key = data.draw(st.sampled_from(keys + ["extra"]))
+            if data.draw(st.integers(0, 4)) == 0:
+                target.pop(key, None)
+            else:
+                target[key] = data.draw(JSON_VALUES)
+            lines[index] = json.dumps(obj, separators=(",", ":"))
+    path = tmp_path_factory.mktemp("fuzz") / "f.jsonl"
+    path.write_text("".join(line.replace("\n", " ") + "\n" for line in lines), encoding="utf-8")
+
+    def tolerated(call):
+        try:
+            call()
+        except BonesError as exc:
+            assert "\n" not in str(exc)
+
+    tolerated(lambda: read_journal(path))
+    tolerated(lambda: summarize_journal(path, total=4))
+    for game in (None, 1):
+        tolerated(lambda g=game: _show(path, g))
+    tolerated(lambda: run_match(_config(), path, jobs=1, resume=True, progress=False))
+
+
+def _show(path, game):
+    import io
+
+    from bones.match.journal import load_record, show
+
+    show(load_record(path, game), io.StringIO())
+
+
+# ---------------------------------------------------------------------------------------
+# One runner per journal
+
+
+def test_a_second_runner_on_a_journal_is_refused(tmp_path):
+    journal = str(tmp_path / "busy.jsonl")
+    env = {**os.environ, "PYTHONPATH": TESTS + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    bones = [sys.executable, "-m", "bones", "match"]
+    args = ["greedy", "random", "--games", "100000", "--jobs", "1", "--journal", journal]
+    first = subprocess.Popen(
+        [*bones, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if os.path.exists(journal) and b'"type":"game"' in open(journal, "rb").read():
+                break
+            time.sleep(0.05)
+        for extra in ([], ["--resume"]):
+            second = subprocess.run(
+                [*bones, *args, *extra], capture_output=True, text=True, env=env, timeout=60
+            )
+            assert second.returncode == 2, second.stderr
+            assert second.stderr.strip() == (
+                f"bones: error: the journal {journal} is in use by another bones match (it is "
+                "locked); wait for it to finish, or choose another --journal"
+            )
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    data = read_journal(journal)
+    ids = [r["id"] for r in data.records]
+    raw = open(journal, "rb").read().count(b'"type":"game"')
+    assert raw == len(ids) == len(set(ids))
+    assert open(journal, "rb").read().count(b'"type":"match"') == 1
+
+
+# ---------------------------------------------------------------------------------------
+# Streaming
+
+
+def test_the_summary_streams_the_journal(tmp_path, journal_lines):
+    """A 2,000-game journal (copies of real games with new ids): the summary's peak
+    Python memory stays far below the journal's size (the old summary held every record:
+    several times the file)."""
+    header = json.loads(journal_lines[0])
+    header["config"]["games"] = 2000
+    games = [json.loads(line) for line in journal_lines[1:]]
+    path = tmp_path / "big.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(header) + "\n")
+        for i in range(2000):
+            rec = dict(games[i % len(games)])
+            rec["id"], rec["group"], rec["deal"] = i, i // 2, i // 2
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        summary = summarize_journal(path, total=2000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert summary["counted"] == 2000
+    assert peak < size / 10, (peak, size)
+
+
+# ---------------------------------------------------------------------------------------
+# Same command twice, duplicates, gaps
+
+
+def test_a_game_written_twice_counts_once(tmp_path, capsys, journal_lines):
+    first = json.loads(journal_lines[1])
+    twin = dict(
+        first,
+        ranks=list(reversed(first["ranks"])),
+        winners=first["losers"],
+        losers=first["winners"],
+    )
+    path = _write(tmp_path / "d.jsonl", [*journal_lines, json.dumps(twin)])
+    code, out, err = run(capsys, "match", "--resume", "--journal", path, "--json")
+    assert code == 0, err
+    assert err.strip() == (
+        f"bones: warning: {path}: 1 game record(s) written twice (game {first['id']} again at "
+        "line 6); the first record of a game counts, later ones are ignored"
+    )
+    clean = run_match(_config(), tmp_path / "clean.jsonl", jobs=1)
+    summary = json.loads(out)
+    for s in (summary, clean):
+        s.pop("journal")
+    assert summary == clean
+
+
+def test_resume_fills_a_gap_exactly_once(tmp_path, journal_lines):
+    """Games 0, 1 and 3 done (as --jobs 2 leaves them): --resume plays game 2 once."""
+    kept = [line for line in journal_lines[1:] if json.loads(line)["id"] != 2]
+    path = _write(tmp_path / "gap.jsonl", [journal_lines[0], *kept])
+    summary = run_match(_config(), path, jobs=2, resume=True)
+    ids = [
+        json.loads(line)["id"]
+        for line in Path(path).read_text().splitlines()[1:]
+        if '"game"' in line
+    ]
+    assert sorted(ids) == [0, 1, 2, 3] and ids[-1] == 2
+    whole = run_match(_config(), tmp_path / "whole.jsonl", jobs=1)
+    for s in (summary, whole):
+        s.pop("journal")
+    assert summary == whole
+
+
+# ---------------------------------------------------------------------------------------
+# Statistics
+
+
+def test_pentanomial_counts_ignore_unfinished_pairs(journal_lines):
+    config = json.loads(journal_lines[0])["config"]
+    records = [json.loads(line) for line in journal_lines[1:]]
+    full = summarize(config, records, total=4)
+    half = summarize(config, [r for r in records if r["id"] != 3], total=4)
+    counts = full["pairs"][0]["pentanomial"]
+    assert sum(counts.values()) == 2
+    assert sum(half["pairs"][0]["pentanomial"].values()) == 1  # the pair of games 2, 3 is open
+    assert half["pairs"][0]["games"] == 3  # but its finished game still counts as a game
+    assert pentanomial_counts([0, 0.5, 1, 1.5, 2, 2]) == [1, 1, 1, 1, 2]
+
+
+def test_gsprt_bounds_with_alpha_other_than_beta():
+    t = SPRT(elo0=0, elo1=5, alpha=0.05, beta=0.2)
+    assert t.lower == pytest.approx(math.log(0.2 / 0.95))  # log(beta / (1 - alpha))
+    assert t.upper == pytest.approx(math.log(0.8 / 0.05))  # log((1 - beta) / alpha)
+    assert t.decide(t.upper) == "H1" and t.decide(t.lower) == "H0"
+    assert t.decide((t.lower + t.upper) / 2) is None
+    assert SPRT(alpha=0.1, beta=0.01).lower == pytest.approx(math.log(0.01 / 0.9))
