@@ -82,6 +82,19 @@ def measure(kind: str, variant: str, players: int, rounds: int) -> tuple[int, fl
     return decisions, seconds, cpu
 
 
+def round_trip(kind: str, count: int = 3000) -> float:
+    """Seconds of one ping/pong with one bot: the floor of a decision's latency."""
+    from bones.protocol import ExternalBot
+
+    with ExternalBot(BOTS[kind](0)) as bot:
+        for _ in range(100):
+            bot.ping()
+        start = time.perf_counter()
+        for _ in range(count):
+            bot.ping()
+        return (time.perf_counter() - start) / count
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=[*BOTS, "all"], default="all")
@@ -90,6 +103,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
     kinds = list(BOTS) if args.bot == "all" else [args.bot]
+    if hasattr(os, "getloadavg"):
+        print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     for kind in kinds:
         if kind == "c" and not build_c():
             print("c: skipped (cannot build examples/c: make and libmsgpack-dev needed)")
@@ -98,7 +113,8 @@ def main() -> int:
         print(
             f"{kind:>14}: {decisions} decisions in {args.rounds} rounds of {args.variant} "
             f"({args.players} players) in {seconds:.3f} s: {decisions / seconds:,.0f} "
-            f"decisions/s; CPU (runner + bots) {cpu / decisions * 1e6:.0f} us per decision"
+            f"decisions/s; CPU (runner + bots) {cpu / decisions * 1e6:.0f} us per decision; "
+            f"ping round trip {round_trip(kind) * 1e6:.0f} us"
         )
     return 0
 

@@ -279,6 +279,48 @@ MUTANTS: list[Mutant] = [
         "    if (b >> 5) & 31 > (a >> 5) & 31:",
         "a parsed double-double is put in the wrong canonical order",
     ),
+    Mutant(
+        "state-undo-score-sign",
+        STATE,
+        "    s.score[side] -= p.points",
+        "    s.score[side] += p.points",
+        "undo adds the move's points instead of taking them back",
+    ),
+    Mutant(
+        "state-structural-fish",
+        STATE,
+        "elif s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:",
+        "elif s.r.structural_fish and (ALL_TILES & s.table & open_mask(s)) == 0:",
+        "structural_fish_early: tests the tiles on the table instead of those off it",
+    ),
+    Mutant(
+        "round-draw-event-seat",
+        ROUND,
+        'out.append(Event("draw", p.chain_seat, None, p.drawn, 0))',
+        'out.append(Event("draw", p.seat, None, p.drawn, 0))',
+        "forced draws after a move are logged for the mover, not for the drawer",
+    ),
+    Mutant(
+        "round-pass-event-seat",
+        ROUND,
+        "            seat = (seat + 1) % self.rules.c.players",
+        "            seat = seat % self.rules.c.players",
+        "consecutive forced passes are all logged for the same seat",
+    ),
+    Mutant(
+        "round-observation-legal",
+        ROUND,
+        "        mine = self.st.status == PLAYING and self.st.to_move == seat",
+        "        mine = self.st.status == PLAYING",
+        "an observation shows the legal moves to a seat that is not to move",
+    ),
+    Mutant(
+        "rules-hand-size-limit",
+        RULES,
+        "    if players * r.hand_size > 28:",
+        "    if players * r.hand_size >= 28:",
+        "a deal of exactly 28 tiles (4 x 7) is refused",
+    ),
     # ---- the game layer: src/game.py ------------------------------------------------
     Mutant(
         "game-round5",
@@ -378,6 +420,27 @@ MUTANTS: list[Mutant] = [
         '        if out or nl == "fish_winner" or not result.winners:',
         "Kozel next_leader=fish_winner ignored (swapped test)",
     ),
+    Mutant(
+        "game-seat-value-lone-zero",
+        GAME,
+        "len(hand) == 1 and hand[0].high == 0:",
+        "len(hand) == 1 and hand[0].low == 0:",
+        "Kozel seat value: any lone x-0 tile counts as a lone 0-0",
+    ),
+    Mutant(
+        "game-credit-pot",
+        GAME,
+        "        credit = sum(values[side] for side in losers) + accounts.pot",
+        "        credit = sum(values[side] for side in losers)",
+        "credit_winner: the eggs pot is not credited",
+    ),
+    Mutant(
+        "game-carry-hanging",
+        GAME,
+        '    total = hanging + amount if rules.sub13_mode == "carry" else amount',
+        "    total = amount",
+        "sub13_mode=carry: the hanging amount is not added",
+    ),
     # ---- the match statistics: src/match/ -------------------------------------------
     Mutant(
         "stats-elo-sign",
@@ -455,6 +518,20 @@ MUTANTS: list[Mutant] = [
         "            acc[0] += 1.0 if a > b else 0.5 if a == b else 0.0",
         "            acc[0] += 1.0 if a < b else 0.5 if a == b else 0.0",
         "pairwise game score: the worse rank scores 1",
+    ),
+    Mutant(
+        "stats-sample-variance",
+        STATS,
+        "    return mean, math.fsum((x - mean) ** 2 for x in samples) / n",
+        "    return mean, math.fsum((x - mean) ** 2 for x in samples) / (n - 1)",
+        "unit variance with n - 1 (fastchess uses the population variance)",
+    ),
+    Mutant(
+        "stats-penta-variance",
+        STATS,
+        "    return mean, var / total, total",
+        "    return mean, var / (total - 1), total",
+        "pentanomial variance with n - 1",
     ),
     Mutant(
         "report-penta-unfinished",

@@ -107,6 +107,24 @@ def _run(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | None =
         return None, out
 
 
+def _reap(folder: Path) -> None:
+    """End the processes still running in ``folder`` (a test may leave a subprocess
+    behind in a session of its own, where the timeout's killpg does not reach)."""
+    root = str(folder.resolve())
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            try:
+                os.kill(int(proc.name), 9)
+            except OSError:
+                pass
+
+
 class Copy:
     """One working copy of the repository with its own built core."""
 
@@ -149,7 +167,10 @@ class Copy:
             raise SystemExit(f"bones is not imported from the copy {self.path}:\n{out}")
 
     def test(self, timeout: float, extra: list[str] | None = None) -> tuple[int | None, str]:
-        return _run(PYTEST + (extra or []), self.path, timeout, self.env)
+        try:
+            return _run(PYTEST + (extra or []), self.path, timeout, self.env)
+        finally:
+            _reap(self.path)
 
     def core_artifacts(self) -> list[Path]:
         core = self.path / CORE
@@ -252,6 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fail-under", type=float, default=0.0, help="minimum score in percent")
     ap.add_argument("--keep", action="store_true", help="keep the working copies")
     ap.add_argument(
+        "--tests",
+        nargs="+",
+        metavar="PATH",
+        help="run only these test files or node ids (to check what one file pins)",
+    )
+    ap.add_argument(
         "--strict-baseline",
         action="store_true",
         help="stop when the unmutated copy fails a test (default: leave those tests out)",
@@ -285,18 +312,21 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("the unmutated copy does not build")
         base.check_import()
         t0 = time.monotonic()
-        extra: list[str] = []
-        rc, out = base.test(args.timeout)
+        tests = list(args.tests or [])
+        rc, out = base.test(args.timeout, tests)
+        skipped: list[str] = []
         if rc != 0 and not args.strict_baseline:
             # The tree may be mid-edit: set aside what fails without any mutant.
-            rc, out = _run(
-                [*(a for a in PYTEST if a != "-x"), "-rfE"], base.path, args.timeout, base.env
-            )
-            extra = _deselect(out)
-            if extra:
+            cmd = [*(a for a in PYTEST if a != "-x"), "-rfE", *tests]
+            rc, out = _run(cmd, base.path, args.timeout, base.env)
+            _reap(base.path)
+            skipped = _deselect(out)
+            if skipped:
                 _log("the unmutated copy fails these; they are left out of every run:")
-                _log("\n".join(f"  {a} {b}" for a, b in zip(extra[::2], extra[1::2], strict=True)))
-                rc, out = base.test(args.timeout, extra)
+                pairs = zip(skipped[::2], skipped[1::2], strict=True)
+                _log("\n".join(f"  {a} {b}" for a, b in pairs))
+                rc, out = base.test(args.timeout, tests + skipped)
+        extra = tests + skipped
         if rc != 0:
             _log(out[-3000:])
             _log("the unmutated copy fails the suite: fix that first")

@@ -708,6 +708,7 @@ class Game:
             data,
             "Game msgpack",
             max_depth=_MAX_DEPTH,
+            max_bytes=_MAX_BYTES,
             max_array_len=_MAX_ROUNDS,
             max_map_len=64,
             max_str_len=256,
@@ -741,8 +742,13 @@ _FIELDS = frozenset(
     }
 )
 _MAX_DEPTH = 4  # the map, results, one result, its winners
-_MAX_ROUNDS = 4096  # recorded rounds
-_MAX_SCORE = 1 << 24  # |a score|, a point award or a hand value: far inside the core's int32
+_MAX_ROUNDS = 100_000  # rounds in one game
+_MAX_START = 1_000_000  # |a score| before the first round (Game.from_round takes any)
+_ROUND_DRIFT = 6_000  # the most one round can move a score (28 placements' counts + bonus)
+# |any score|: within the core's limit (1e9) for every game the loader accepts and then
+# plays on, so that a loaded game that plays on can always be saved and loaded again
+_MAX_SCORE = _MAX_START + _ROUND_DRIFT * _MAX_ROUNDS
+_MAX_BYTES = 16 << 20  # a game of _MAX_ROUNDS rounds is a few MiB
 _MAX_AWARD = 200  # a round's award or hand value: the set has 168 pips (a lone 0-0: 25)
 _REASONS = ("out", "blocked", "target")
 
@@ -774,6 +780,11 @@ def _ints(
     if any(not low <= v <= high for v in value):
         raise _bad(f"field {key!r} must hold ints from {low} to {high}; got {brief(value)}")
     return tuple(value)
+
+
+def _reach(i: int) -> int:
+    """The largest |score| after recorded round ``i`` (0-based)."""
+    return _MAX_START + _ROUND_DRIFT * (i + 1)
 
 
 def _sides_of(value: Any, key: str, n: int) -> tuple[int, ...]:
@@ -845,9 +856,11 @@ def _load(cls: type[Game], doc: Any) -> Game:
     if not 0 <= index < _MAX_ROUNDS:
         raise _bad(f"round_index must be from 0 to {_MAX_ROUNDS - 1}; got {index}")
     game._index = index
-    game._scores = _ints(doc.get("scores"), "scores", n)
     raw_results = _get(doc, "results", list, "a list")
     results = [_result(item, i, n, players) for i, item in enumerate(raw_results)]
+    # each recorded round moves a score by at most _ROUND_DRIFT from a bounded start
+    reach = _MAX_START + _ROUND_DRIFT * len(results)
+    game._scores = _ints(doc.get("scores"), "scores", n, -reach, reach)
     if len(results) != index + (1 if over else 0):
         raise _bad(
             f"{len(results)} results do not fit round_index {index} of a game "
@@ -855,7 +868,8 @@ def _load(cls: type[Game], doc: Any) -> Game:
         )
     game._results = results
     game._history = [
-        _ints(h, f"history[{i}]", n) for i, h in enumerate(_get(doc, "history", list, "a list"))
+        _ints(h, f"history[{i}]", n, -_reach(i), _reach(i))
+        for i, h in enumerate(_get(doc, "history", list, "a list"))
     ]
     if len(game._history) != len(results):
         raise _bad("history must have one entry per result")
@@ -871,8 +885,9 @@ def _load(cls: type[Game], doc: Any) -> Game:
             raise _bad(f"kozel.opened must be a list of {n} bools")
         if any(not isinstance(o, bool) for o in opened):
             raise _bad("kozel.opened must be a list of bools")
-        hanging = _ints(kozel["hanging"], "kozel.hanging", n, 0)
-        pot = _ints([kozel["pot"]], "kozel.pot", 1, 0)[0]
+        hanging = _ints(kozel["hanging"], "kozel.hanging", n, 0, _MAX_START)
+        # eggs add at most a round's values to the pot: none before the first round
+        pot = _ints([kozel["pot"]], "kozel.pot", 1, 0, _MAX_AWARD * len(results))[0]
         game._kozel = KozelAccounts(game._scores, tuple(opened), hanging, pot)
     elif kozel is not None:
         raise _bad("field 'kozel' must be nil outside Kozel")

@@ -53,22 +53,23 @@ def unpack_message(
     what: str,
     *,
     max_depth: int,
+    max_bytes: int = MAX_MESSAGE_BYTES,
     max_array_len: int = 4096,
     max_map_len: int = 64,
     max_str_len: int = 256,
     max_bin_len: int = 65536,
     strict_map_key: bool = True,
 ) -> Any:
-    """``msgpack.unpackb(data)`` with bounds for untrusted bytes: at most
-    :data:`MAX_MESSAGE_BYTES`, the given array, map, string and binary lengths, no
+    """``msgpack.unpackb(data)`` with bounds for untrusted bytes: at most ``max_bytes``
+    (:data:`MAX_MESSAGE_BYTES`), the given array, map, string and binary lengths, no
     extension types and at most ``max_depth`` nested containers.  Anything else, and any
     error of the msgpack reader, is a ``ValueError`` starting with ``what``."""
     import msgpack
 
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ValueError(f"{what}: takes bytes, not {type(data).__name__}")
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ValueError(f"{what}: {len(data)} bytes is more than {MAX_MESSAGE_BYTES}")
+    if len(data) > max_bytes:
+        raise ValueError(f"{what}: {len(data)} bytes is more than {max_bytes}")
     try:
         obj = msgpack.unpackb(
             bytes(data),

@@ -182,25 +182,47 @@ class Option:
 
     # -- resolution ---------------------------------------------------------------------
 
+    def per_player(self, value: object) -> dict[int, Any] | None:
+        """For a per-player option, ``value`` (a dict or a preset name) as ``{players:
+        value}``; ``None`` for a plain value; :class:`OptionError` for a dict whose keys
+        are not distinct player counts (2 to 4, ints or digit strings)."""
+        if not self.per_players:
+            return None
+        if isinstance(value, str) and value in self.presets:
+            value = self.presets[value]
+        if not isinstance(value, Mapping):
+            return None
+        per = _int_keys(value)
+        if per is None or len(per) != len(value) or any(not 2 <= n <= 4 for n in per):
+            raise OptionError(
+                f"option {self.name!r} as a dict must map player counts (2 to 4, as ints or "
+                f"digit strings) to values; got {_shown(value)}"
+            )
+        return per
+
     def resolve(self, variant: str, value: object, players: int) -> Any:
-        """The plain value for ``players``; :class:`OptionError` if it is not allowed."""
+        """The plain value for ``players``; :class:`OptionError` if it is not allowed.
+
+        A per-player dict is checked whole: every value in it must be allowed, not only
+        the one for ``players`` (what is stored with a round or a game must load again)."""
         original = value
-        if self.per_players:
-            if isinstance(value, str) and value in self.presets:
-                value = self.presets[value]
-            if isinstance(value, Mapping):
-                per = _int_keys(value)
-                if per is None:
+        try:
+            per = self.per_player(value)
+        except OptionError as exc:
+            raise OptionError(f"{variant}: {exc}") from None
+        if per is not None:
+            for count, item in sorted(per.items()):
+                if not self.accepts(item):
                     raise OptionError(
-                        f"{variant}: option {self.name!r} as a dict must map player counts "
-                        f"(ints, or digit strings) to values; got {_shown(original)}"
+                        f"{variant}: option {self.name!r} must be {self.allowed}; got "
+                        f"{brief(item)} for {count} players in {_shown(original)}"
                     )
-                if players not in per:
-                    raise OptionError(
-                        f"{variant}: option {self.name!r} gives no value for {players} "
-                        f"players; got {_shown(original)}"
-                    )
-                value = per[players]
+            if players not in per:
+                raise OptionError(
+                    f"{variant}: option {self.name!r} gives no value for {players} "
+                    f"players; got {_shown(original)}"
+                )
+            value = per[players]
         if not self.accepts(value):
             raise OptionError(
                 f"{variant}: option {self.name!r} must be {self.allowed}; got {brief(original)}"
@@ -467,11 +489,22 @@ class Variant:
         family = BASE_OPTIONS[self.base]
         for name, value in resolved.items():
             domain = family.get(name)
-            if domain is not None and not domain.accepts(value):
-                raise OptionError(
-                    f"{self.name}: option {name!r} must be {domain.allowed} (what the "
-                    f"{self.base} rule family understands); got {brief(value)}"
-                )
+            if domain is None:
+                continue
+            option = self.options[name]
+            per = option.per_player(overrides.get(name, option.default)) or {players: value}
+            for count, item in sorted(per.items()):
+                if not domain.accepts(item):
+                    raise OptionError(
+                        f"{self.name}: option {name!r} must be {domain.allowed} (what the "
+                        f"{self.base} rule family understands); got {brief(item)}"
+                        + ("" if count == players else f" for {count} players")
+                    )
+                if name == "hand_size" and count * item > MAX_TILES:
+                    raise OptionError(
+                        f"{self.name}: option 'hand_size' {item} with {count} players needs "
+                        f"{count * item} tiles; the set has {MAX_TILES}"
+                    )
         hand_size = resolved.get("hand_size")
         if isinstance(hand_size, int) and players * hand_size > MAX_TILES:
             raise OptionError(

@@ -18,7 +18,7 @@ from bones.core.moves import Move
 from bones.plugins import hookimpl
 from bones.variant import Option
 
-HOOKS = ("init", "start_game", "start_round", "observe", "choose", "end_round", "end_game")
+HOOKS = ("init", "start_game", "start_round", "observe", "choose", "end_round", "end_game", "del")
 
 
 def _hang(swallow: bool) -> None:
@@ -69,6 +69,10 @@ class HangBot(Bot):
 
     def end_game(self, scores, winners):
         self._maybe("end_game")
+
+    def __del__(self):
+        if getattr(self, "hook", None) == "del":
+            _hang(self.swallow)
 
 
 class CustomExit(BaseException):

@@ -342,6 +342,45 @@ def test_new_is_a_clear_type_error(cls):
         cls.__new__(cls)
 
 
+SEARCH_PROBE = textwrap.dedent(
+    """
+    import bones
+    from bones.observation import Observation
+    from bones.core.search import choose
+
+    r = bones.Round.deal("straight", seed=1)
+    obs = r.observation(r.to_move)
+    legal = tuple(r.legal_moves)
+    bad = [
+        {"seat": 7},
+        {"seat": -1},
+        {"hand_sizes": (7,) * 5},
+        {"hand_sizes": (7, 300)},
+        {"layout": legal[:1] * 40},
+        {"stock_size": 300},
+    ]
+    for change in bad:
+        fields = {k: getattr(obs, k) for k in Observation.FIELDS}
+        fields.update(change)
+        try:
+            choose(Observation(**fields), legal, 50, 1)
+        except ValueError:
+            continue
+        raise SystemExit(f"accepted {change}")
+    print("OK")
+    """
+)
+
+
+def test_search_refuses_an_inconsistent_observation():
+    # the sampler indexes fixed C arrays by seat, sizes and layout length
+    proc = subprocess.run(
+        [sys.executable, "-c", SEARCH_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-500:]
+    assert proc.stdout.strip() == "OK"
+
+
 # -- 4. play / in with anything ------------------------------------------------------------------
 
 ODD_MOVES = [

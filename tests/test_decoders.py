@@ -242,6 +242,24 @@ def test_the_history_must_be_one_rounds_could_write():
         _load(doc)
 
 
+def test_a_loaded_game_leaves_room_to_play_on():
+    """Scores and the eggs pot are bounded by the rounds played, so a game that loads
+    plays on to a game that loads again (the fuzz found a pot of 2**24 before round 1)."""
+    doc = _doc(bones.new_game("kozel", 3, seed=1))
+    doc["kozel"]["pot"] = 2**24
+    with pytest.raises(ValueError, match="kozel.pot"):
+        _load(doc)
+    doc = _doc(bones.new_game("block", 4, seed=1))
+    doc["scores"] = [2**24, 0]
+    with pytest.raises(ValueError, match="field 'scores' must hold ints from -1000000"):
+        _load(doc)
+    doc["scores"] = [10**6, -(10**6)]  # the most Game.from_round may start from
+    game = _load(doc)
+    _play(game.round, random.Random(1))
+    game.next_round()
+    assert Game.from_msgpack(game.to_msgpack()).scores == game.scores
+
+
 def test_kozel_accounts_are_checked():
     game = _game_at("kozel", 2, seed=11, rounds=3)
     doc = _doc(game)
@@ -306,7 +324,9 @@ def test_a_loaded_game_plays_on_like_the_original():
 
 def test_oversized_input_is_refused():
     with pytest.raises(ValueError, match="more than"):
-        Game.from_msgpack(b"\x90" * ((1 << 20) + 1))
+        Game.from_msgpack(b"\x90" * ((16 << 20) + 1))
+    with pytest.raises(ValueError, match="more than"):
+        Observation.from_msgpack(b"\x90" * ((1 << 20) + 1))
     with pytest.raises(ValueError, match="takes bytes"):
         Game.from_msgpack("text")  # type: ignore[arg-type]
 
@@ -447,8 +467,7 @@ def test_round_deal_with_an_unhashable_option_is_an_option_error():
         Round.deal("straight", 2, spinner_rule=["none"])
 
 
-# Core issues the fuzz suite found (fixed in src/core/rules.pyx and round.pyx, or known:
-# fuzz/known_issues.py).
+# Core issues the fuzz suite found, fixed in src/core/rules.pyx and src/core/round.pyx.
 
 
 def test_round_deal_is_type_strict_even_after_the_cache_is_warm():
@@ -460,10 +479,6 @@ def test_round_deal_is_type_strict_even_after_the_cache_is_warm():
         Round.deal("block", 2, hand_size=7.0)
 
 
-@pytest.mark.xfail(
-    reason="core: compile_rules' cache key keeps a dict option's values without their types",
-    strict=False,
-)
 @pytest.mark.parametrize("second", [{2: 7.0}, {2.0: 7}, {2: True}])
 def test_round_deal_is_type_strict_inside_a_per_player_dict(second):
     Round.deal("straight", 2, hand_size={2: 7 if second != {2: True} else 1})
@@ -498,6 +513,28 @@ def test_hand_size_keys_may_be_digit_strings_only():
     for bad in ({"3.0": 5}, {" 3": 5}, {3.0: 5}, {None: 5}, {"٣": 5}):
         with pytest.raises(OptionError, match="must map player counts"):
             v.resolve(3, hand_size=bad)
+
+
+@pytest.mark.parametrize(
+    ("hand_size", "match"),
+    [
+        ({2: 5, 3: [[[0]]]}, "got \\[\\[\\[0\\]\\]\\] for 3 players"),
+        ({2: 7, "2": 7}, "must map player counts"),
+        ({2: 7, 5: 3}, "must map player counts"),
+        ({2: 7, 4: 9}, "9 with 4 players needs 36 tiles"),
+    ],
+)
+def test_a_per_player_dict_is_checked_whole(hand_size, match):
+    """What a round or a game stores must load again: a dict whose value for another
+    player count is junk was accepted, then its observations and games did not load."""
+    with pytest.raises(OptionError, match=match):
+        bones.variant("straight").resolve(2, hand_size=hand_size)
+    with pytest.raises(OptionError):
+        Round.deal("straight", 2, hand_size=hand_size)
+    game = bones.new_game("straight", 2, seed=1, hand_size={"2": 6, 3: 5, 4: 5})
+    assert Game.from_msgpack(game.to_msgpack()).to_msgpack() == game.to_msgpack()
+    obs = game.round.observation(0)
+    assert Observation.from_msgpack(obs.to_msgpack()) == obs
 
 
 def test_error_messages_stay_short_for_huge_values():

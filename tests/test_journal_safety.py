@@ -251,13 +251,34 @@ def _show(path, game):
 # One runner per journal
 
 
+def _default_sigint():
+    """A child started from a shell job in the background inherits SIGINT ignored:
+    give it the default, so that Python turns SIGINT into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _stop(proc):
+    """Ctrl-C, as a user would; a kill if that does not end it within 60 s."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+
+
 def test_a_second_runner_on_a_journal_is_refused(tmp_path):
     journal = str(tmp_path / "busy.jsonl")
     env = {**os.environ, "PYTHONPATH": TESTS + os.pathsep + os.environ.get("PYTHONPATH", "")}
     bones = [sys.executable, "-m", "bones", "match"]
     args = ["greedy", "random", "--games", "100000", "--jobs", "1", "--journal", journal]
     first = subprocess.Popen(
-        [*bones, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        [*bones, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=_default_sigint,
     )
     try:
         deadline = time.monotonic() + 60
@@ -275,8 +296,7 @@ def test_a_second_runner_on_a_journal_is_refused(tmp_path):
                 "locked); wait for it to finish, or choose another --journal"
             )
     finally:
-        first.send_signal(signal.SIGINT)
-        first.communicate(timeout=60)
+        _stop(first)
     data = read_journal(journal)
     ids = [r["id"] for r in data.records]
     raw = open(journal, "rb").read().count(b'"type":"game"')

@@ -28,6 +28,7 @@ from bones.protocol import (
     read_frame,
     write_frame,
 )
+from bones.protocol.client import encode_observation
 from bones.protocol.server import decode_observation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +142,20 @@ def test_limits_inside_a_frame_nesting_and_lengths():
         decode_body(msgpack.packb({3: 5}), strict_map_key=False)
 
 
+def test_field_names_the_message_the_field_and_the_type():
+    from bones.protocol.frames import field
+
+    message = {"type": "move", "id": 3, "index": True, "move": None}
+    assert field(message, "id", int, "move") == 3
+    assert field(message, "move", (str, type(None)), "move") is None
+    with pytest.raises(ProtocolError, match="move: the field 'x' is missing"):
+        field(message, "x", int, "move")
+    with pytest.raises(ProtocolError, match="the field 'index' must be an int; got a bool"):
+        field(message, "index", int, "move")
+    with pytest.raises(ProtocolError, match="must be a string or nil; got an int"):
+        field(message, "id", (str, type(None)), "move")
+
+
 def test_frame_reader_splits_frames_that_arrive_in_pieces():
     data = frame({"type": "a"}) + frame({"type": "b", "x": b"\0" * 300}) + frame({"type": "c"})
     for size in (1, 3, 7, len(data)):
@@ -198,6 +213,21 @@ def test_a_spec_without_seed_takes_the_seed_of_game_start():
     assert got == play_game([make_bot("random", seed=17), make_bot("greedy")], seed=2)
 
 
+def test_bones_serve_bot_is_the_server():
+    from bones import cli
+
+    if "serve-bot" not in cli.COMMANDS:
+        pytest.skip("bones serve-bot is not in the command line yet (see docs/protocol.md)")
+    rnd_ext = bones.Round.deal("straight", players=2, seed=8)
+    rnd_in = rnd_ext.copy()
+    with ExternalBot([sys.executable, "-m", "bones", "serve-bot", "greedy:seed=3"]) as ext:
+        assert ext.info is not None and ext.info.name == "greedy"
+        ext.start_game(0, "straight", 2, {})
+        play_round(rnd_ext, [ext, make_bot("random:seed=2")])
+    play_round(rnd_in, [make_bot("greedy:seed=3"), make_bot("random:seed=2")])
+    assert rnd_ext.moves == rnd_in.moves
+
+
 def test_the_server_keeps_its_frames_clean_from_a_bot_that_prints():
     bot_path = ROOT / "tests" / "protocol_bots" / "printing_bot.py"
     with ExternalBot([sys.executable, str(bot_path), "4"]) as ext:
@@ -236,6 +266,11 @@ def test_the_server_exits_on_a_bad_spec_with_a_clear_message():
 
 
 def test_fast_observations_equal_from_msgpack_in_every_variant():
+    from bones.observation import SCHEMA_VERSION
+    from bones.protocol.client import _SCHEMA_VERSION
+
+    assert _SCHEMA_VERSION == SCHEMA_VERSION
+    packer = msgpack.Packer(use_bin_type=True, autoreset=True)
     checked = 0
     for variant in bones.variants():
         for players in bones.variant(variant).players:
@@ -243,7 +278,11 @@ def test_fast_observations_equal_from_msgpack_in_every_variant():
             rng = __import__("random").Random(players)
             while True:
                 for seat in range(players):
-                    data = rnd.observation(seat).to_msgpack()
+                    observation = rnd.observation(seat)
+                    data = observation.to_msgpack()
+                    encoded, legal = encode_observation(observation, packer)
+                    assert encoded == data  # the runner's fast encoding: the same bytes
+                    assert legal == [str(m) for m in observation.legal_moves]
                     fast = decode_observation(data)
                     assert (
                         fast
@@ -329,11 +368,14 @@ def test_trace_sees_every_frame_both_ways():
     assert all(struct.unpack(">I", f[:4])[0] == len(f) - 4 for _, f in seen)
 
 
-def test_stderr_is_logged_to_a_file(tmp_path):
-    log = tmp_path / "bot.log"
-    with ExternalBot(PY_EXAMPLE, log=log) as ext:
+def test_stderr_is_logged_to_a_file_per_game(tmp_path):
+    first, second = tmp_path / "game1.log", tmp_path / "game2.log"
+    with ExternalBot(PY_EXAMPLE, log=first) as ext:
         play_game([ext, make_bot("greedy")], seed=1)
-    assert "random_bot: seat 0 of straight" in log.read_text()
+        ext.restart(log=second)  # a fresh process, its stderr in a new file
+        play_game([make_bot("greedy"), ext], seed=1)
+    assert first.read_text() == "random_bot: seat 0 of straight\n"
+    assert second.read_text() == "random_bot: seat 1 of straight\n"
 
 
 def _running(pid: int | None) -> bool:
@@ -398,6 +440,16 @@ def test_the_c_example_plays_whole_games_against_builtin_bots(tmp_path):
 
 # ---------------------------------------------------------------------------------------
 # docs/protocol.md
+
+
+def test_the_python_example_of_docs_protocol_md_runs(tmp_path, capsys):
+    binary = _build_c_bot(tmp_path)
+    doc = (ROOT / "docs" / "protocol.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.DOTALL)
+    [code] = [b for b in blocks if "ExternalBotError as exc" in b]
+    assert '"./examples/c/random_bot"' in code
+    exec(compile(code.replace("./examples/c/random_bot", str(binary)), "protocol.md", "exec"), {})
+    assert "example-random-c" in capsys.readouterr().out
 
 
 def test_the_frames_in_docs_protocol_md_are_the_frames_of_a_real_game():

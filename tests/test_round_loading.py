@@ -86,7 +86,7 @@ def test_a_deal_missing_a_tile_needs_partial(variant, players):
 @pytest.mark.parametrize(
     ("hands", "stock", "match"),
     [
-        ([["6-6"], ["5-5"]], rest(["6-6"], ["5-5"]), "seat 0 is dealt 1 tiles"),
+        ([["6-6"], ["5-5"]], rest(["6-6"], ["5-5"]), "seat 0 is dealt 1 tile; straight with 2 players deals 7"),
         ([ALL_TILES[:27], ALL_TILES[27:]], [], "seat 0 is dealt 27 tiles"),
         (STRAIGHT_HANDS, [], "the hands and the stock hold 14 of the 28 tiles"),
         (STRAIGHT_HANDS, rest(*STRAIGHT_HANDS)[:-1], "hold 27 of the 28"),
@@ -179,6 +179,29 @@ def test_from_deal_argument_errors(kwargs, error, match):
 def test_deal_argument_errors(kwargs, error):
     with pytest.raises(error):
         Round.deal("straight", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players"),
+    [(None, 2), (3, 2), ("straight", 2.0), ("straight", 2**64), ("straight", True), ("x", 2)],
+)
+def test_deal_refuses_odd_variants_and_player_counts_with_option_error(variant, players):
+    with pytest.raises(bones.OptionError):
+        Round.deal(variant, players)
+
+
+def test_deal_takes_str_and_int_subclasses():
+    import enum
+
+    class Name(enum.StrEnum):
+        STRAIGHT = "straight"
+
+    class Count(enum.IntEnum):
+        FOUR = 4
+
+    r = Round.deal(Name.STRAIGHT, Count.FOUR)
+    assert r.variant == "straight" and r.players == 4
+    assert Round.from_msgpack(r.to_msgpack()) == r
 
 
 # -- from_msgpack --------------------------------------------------------------------------------

@@ -180,6 +180,11 @@ def test_muggins_in_partnerships_goes_to_the_other_team():
     assert r.to_move == 1 and "muggins" in legal(r)
     r.play("muggins")
     assert r.scores == (0, 10)  # team 1 (seats 1 and 3)
+    r = full_deal(S, hands, leader=0, muggins_claim=True)
+    r.play("5-5")
+    r.play("5-0@W!")  # P1 claims its own count: P0's miss is gone, P2 cannot claim it
+    assert r.scores == (0, 10)
+    assert r.to_move == 2 and "muggins" not in legal(r)
 
 
 def test_claimed_count_is_scaled():

@@ -32,7 +32,7 @@ _PACKER = msgpack.Packer(use_bin_type=True)
 _REASONS = (None, "out", "blocked", "target")
 cdef object _NEW = object()  # the token that lets this module construct rounds and views
 cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
-cdef long _MAX_SCORE = MAX_SCORE
+cdef long _MAX_SCORE = MAX_SCORE  # C copies of the limits, for checks without a lookup
 cdef long _MAX_MOVE_POINTS = MAX_MOVE_POINTS
 
 
@@ -102,6 +102,9 @@ cdef CompiledRules _rules_for(object variant, object players, dict options):
     int refused as ``Variant.resolve`` refuses them (OptionError)."""
     if type(variant) is str and type(players) is int and 0 <= players <= 4:
         return compile_rules(<str>variant, <int>players, options)
+    if isinstance(variant, str) and isinstance(players, int) and not isinstance(players, bool) \
+            and 0 <= players <= 4:  # subclasses (StrEnum, IntEnum): their plain values
+        return compile_rules(str.__str__(variant), int(players), options)
     from bones.registry import variant as lookup
 
     lookup(variant).resolve(players, **options)
@@ -158,7 +161,7 @@ cdef object _deal_problem(CompiledRules rules, const uint32_t* masks, uint32_t s
     for i in range(rules.c.players):
         n = popcount(masks[i])
         if n != size:
-            return (f"seat {i} is dealt {n} tiles; {rules.variant.name} with "
+            return (f"seat {i} is dealt {n} tile{'' if n == 1 else 's'}; {rules.variant.name} with "
                     f"{rules.c.players} players deals {size}")
     if rules.c.draws and seen != ALL_TILES:
         return (f"the hands and the stock hold {popcount(seen)} of the 28 tiles; "

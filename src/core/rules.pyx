@@ -38,8 +38,9 @@ def clear_cache():
 
 
 cdef object _freeze(object value):
+    """A hashable stand-in for an option value, types included (so {2: 7.0} != {2: 7})."""
     if isinstance(value, dict):
-        return tuple(sorted(value.items()))
+        return frozenset([(type(k), k, type(v), _freeze(v)) for k, v in value.items()])
     return value
 
 

@@ -169,6 +169,14 @@ cdef void _fill_sample(Sample* k, const Rules* r, observation) except *:
     # Passing, or being forced to draw, shows that a seat holds nothing matching the open
     # numbers of that moment; unless drawing or passing are choices (options).
     cdef bint informative = not (r.draw_with_playable or r.voluntary_pass)
+    # The C below indexes fixed arrays by these: check them once (an Observation built
+    # by hand need not be consistent).
+    if not 0 <= observation.seat < r.players or observation.players != r.players:
+        raise ValueError(f"observation: seat {observation.seat!r} of {observation.players!r}")
+    if len(observation.hand_sizes) != r.players or not all(
+            0 <= n <= 28 for n in observation.hand_sizes) \
+            or not 0 <= observation.stock_size <= 28 or len(observation.layout) > 28:
+        raise ValueError("observation: hand sizes, stock size or layout out of range")
     k.seat = observation.seat
     k.players = observation.players
     k.own = 0

@@ -503,8 +503,17 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 #: The hooks of a bot, by the code a worker writes in its watch slot.
-HOOKS = ("__init__", "start_game", "start_round", "observe", "choose", "end_round", "end_game")
-_INIT, _START_GAME, _START_ROUND, _OBSERVE, _CHOOSE, _END_ROUND, _END_GAME = range(7)
+HOOKS = (
+    "__init__",
+    "start_game",
+    "start_round",
+    "observe",
+    "choose",
+    "end_round",
+    "end_game",
+    "__del__",
+)
+_INIT, _START_GAME, _START_ROUND, _OBSERVE, _CHOOSE, _END_ROUND, _END_GAME, _DEL = range(8)
 _SLOT = 5  # doubles per worker slot: pid, game id, seat, since, hook
 
 
@@ -515,8 +524,10 @@ def hook_name(code: float | int) -> str:
 
 class _Watch:
     """This worker's slot in shared memory: pid, game id, the seat whose hook is running
-    (-1: none), since when (``time.time()``, 0: none) and which hook, so the parent can
-    kill a worker stuck in a bot and say whose hook it was."""
+    (-1: none: the engine's part of the game), since when (``time.time()``, 0: idle) and
+    which hook, so the parent can kill a worker stuck in a bot and say whose hook it was.
+    The engine's part is timed too: nothing of a game may run for the hard limit without
+    a hook starting or ending (a bot's ``__del__`` or thread that never lets go)."""
 
     def __init__(self, array: Any, index: int) -> None:
         self.a = array
@@ -528,7 +539,8 @@ class _Watch:
         a, b = self.a, self.base
         a[b + 1] = gid
         a[b + 2] = -1.0
-        a[b + 3] = 0.0
+        a[b + 4] = -1.0
+        a[b + 3] = time.time()
 
     def begin(self, seat: int, hook: int) -> None:
         a, b = self.a, self.base
@@ -538,8 +550,9 @@ class _Watch:
 
     def end(self) -> None:
         a, b = self.a, self.base
-        a[b + 3] = 0.0
         a[b + 2] = -1.0
+        a[b + 4] = -1.0
+        a[b + 3] = time.time()
 
     def idle(self) -> None:
         a, b = self.a, self.base
@@ -720,6 +733,13 @@ def _forfeit(exc: Exception) -> dict[str, Any]:
 
 
 def _scorer_fault(exc: BaseException, variant: str) -> str | None:
+    try:
+        return _find_scorer_fault(exc, variant)
+    except Exception:  # noqa: BLE001  (a bot's exception object may be anything)
+        return None
+
+
+def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
     """The error message when ``exc`` comes from the variant's Python ``move_scorer``
     called by the engine, else ``None``.  A bot that asks ``points_after`` of a variant
     whose scorer raises does not forfeit: the variant is at fault.  Only a scorer frame
@@ -861,7 +881,8 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     try:
         game = new_game(task["variant"], n, int(task["seed"]), **options)
         for seat, spec in enumerate(task["seats"]):
-            guard = _Guard(None, seat, spec, timeout, alarm)
+            name = str(spec).partition(":")[0].strip() or str(spec)  # the registered name
+            guard = _Guard(None, seat, name, timeout, alarm)
             seed = int(task["bot_seeds"][seat])
             try:
                 guard.bot = guard._call(
@@ -871,7 +892,6 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 if isinstance(exc, _move_timeout()):
                     raise
                 raise BotError(seat, f"bot {spec!r} could not be made: {exc.message}") from exc
-            guard.name = _text(getattr(guard.bot, "name", "") or spec, 80)
             guards.append(guard)
         for seat, guard in enumerate(guards):
             guard.start_game(seat, game.variant, n, dict(options))
@@ -900,12 +920,30 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
             task, _engine_error(exc, str(task["variant"])), time.perf_counter() - start
         )
     finally:
+        _release(guards, watch)
         if watch is not None:
             watch.idle()
     longest = [round(g.longest, 6) for g in guards]
     longest += [0.0] * (n - len(longest))
     assert game is not None
     return make_record(task, game, rounds, forfeit, time.perf_counter() - start, longest)
+
+
+def _release(guards: Sequence[_Guard], watch: _Watch | None) -> None:
+    """Let go of the bots of a game, each in its seat's ``__del__`` window: a bot whose
+    ``__del__`` never returns is caught by the watchdog, and blamed."""
+    for guard in guards:
+        if watch is not None:
+            watch.begin(guard.seat, _DEL)
+        try:
+            for hook in _SKIPPABLE:
+                guard.__dict__.pop(hook, None)
+            guard.bot = None
+        except BaseException:  # noqa: BLE001, S110  (a __del__ that raises: ignored)
+            pass
+        finally:
+            if watch is not None:
+                watch.end()
 
 
 def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -1081,6 +1119,12 @@ def _hard_limit(timeout: float | None) -> float | None:
 
 
 def _killed_record(plan: Plan, gid: int, seat: int, hook: int, limit: float) -> dict[str, Any]:
+    if seat < 0:
+        return error_record(
+            plan.task(gid),
+            f"the game ran {limit:g}s without any bot hook starting or ending (the engine, or "
+            "a bot's thread or finaliser); the worker was killed",
+        )
     return forfeit_record(
         plan.task(gid),
         seat,
@@ -1240,7 +1284,7 @@ def run_match(
     jnl = Journal.acquire(path)  # locked: one runner per journal
     reader: JournalReader | None = None
     try:
-        if jnl.size and not overwrite:
+        if jnl.size and (resume or not overwrite):  # --resume wins over --overwrite
             reader = JournalReader(path, jnl.reader())
         if reader is not None and reader.config is not None:
             old = MatchConfig.from_dict(reader.config)

@@ -165,10 +165,13 @@ class _Stderr:
             if self.file is not None and self.log_left > 0:
                 part = chunk[: self.log_left]
                 self.log_left -= len(part)
-                self.file.write(part)
-                if self.log_left <= 0:
-                    self.file.write(b"\n[bones: the rest of this bot's stderr is not logged]\n")
-                self.file.flush()
+                try:
+                    self.file.write(part)
+                    if self.log_left <= 0:
+                        self.file.write(b"\n[bones: the rest of this bot's stderr is not logged]\n")
+                    self.file.flush()
+                except OSError:  # a full disk: stop logging, never stop draining
+                    self.log_left = 0
 
     def text(self) -> str:
         with self.lock:
@@ -260,16 +263,21 @@ class ExternalBot(Bot):
         self._out = bytearray()
         self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
         self._request = 0
-        self._move_ms = None if move_time is None else max(1, round(move_time * 1000))
+        self._window: float = 0.0  # the seconds of the current deadline, for messages
         if start:
             self.start()
 
     # -- the process -----------------------------------------------------------------
 
     @property
+    def _move_ms(self) -> int | None:
+        """The move time in milliseconds, as the messages say it (None: no limit)."""
+        return None if self.move_time is None else max(1, round(self.move_time * 1000))
+
+    @property
     def alive(self) -> bool:
         """Whether the bot's process is running (started, not faulted, not closed)."""
-        return self._proc is not None and self._proc.poll() is None
+        return self._proc is not None and not _exited(self._proc)
 
     @property
     def pid(self) -> int | None:
@@ -303,6 +311,8 @@ class ExternalBot(Bot):
             raise
 
     def _spawn(self) -> None:
+        if not hasattr(select, "poll"):  # pragma: no cover - Windows
+            raise OSError("ExternalBot needs a POSIX system (select.poll on pipes)")
         self.fault = None
         self.info = None
         self._out.clear()
@@ -345,6 +355,7 @@ class ExternalBot(Bot):
 
     def _handshake(self) -> None:
         deadline = self._started + self.handshake_time
+        self._window = self.handshake_time
         self._flush(deadline, "the handshake")
         msg = self._receive(deadline, "its hello (the handshake)")
         try:
@@ -380,7 +391,7 @@ class ExternalBot(Bot):
         self._proc = None
         _LIVE.discard(self)
         self._out.clear()
-        if proc.poll() is None:
+        if not _exited(proc):
             with contextlib.suppress(OSError):
                 frame = self._frame({"type": "quit"})
                 if self.trace is not None:
@@ -450,7 +461,7 @@ class ExternalBot(Bot):
             except InterruptedError:
                 continue
             except OSError as exc:  # EPIPE: the bot closed its stdin or exited
-                self._crashed(f"its stdin is closed ({exc.strerror}) ({doing})")
+                self._crashed(f"its stdin is closed ({exc.strerror}) during {doing}")
             del out[:written]
 
     def _wait(self, poll: select.poll, deadline: float | None, what: str) -> None:
@@ -461,32 +472,33 @@ class ExternalBot(Bot):
         left = deadline - time.monotonic()
         if left <= 0 or not poll.poll(math.ceil(left * 1000)):
             if time.monotonic() >= deadline:
-                self._fail("timeout", f"{what}: no answer within the time limit")
+                self._fail("timeout", f"{what}: nothing within {self._window:g} s")
 
     def _receive(self, deadline: float | None, waiting: str) -> dict[str, Any]:
         """The next message from the bot, by ``deadline``; every failure is a fault."""
         reader = self._reader
         fd = self._stdout
         while True:
-            try:
-                body = reader.next_body()
-                if body is not None:
-                    if self.trace is not None:
-                        self.trace("recv", _LENGTH.pack(len(body)) + body)
-                    return decode_body(body)
-            except ProtocolError as exc:
-                self._fail("bad_frame", f"{exc} (waiting for {waiting})")
-            self._wait(self._rpoll, deadline, f"waiting for {waiting}")
+            if reader.pending >= 4:
+                try:
+                    body = reader.next_body()
+                    if body is not None:
+                        if self.trace is not None:
+                            self.trace("recv", _LENGTH.pack(len(body)) + body)
+                        return decode_body(body)
+                except ProtocolError as exc:
+                    self._fail("bad_frame", f"{exc} (waiting for {waiting})")
+            self._wait(self._rpoll, deadline, f"no answer: waiting for {waiting}")
             try:
                 chunk = os.read(fd, _READ_CHUNK)
             except (BlockingIOError, InterruptedError):
                 continue
             except OSError as exc:
-                self._crashed(f"its stdout failed ({exc.strerror}) (waiting for {waiting})")
+                self._crashed(f"its stdout failed ({exc.strerror}) while waiting for {waiting}")
             if not chunk:
                 pending = reader.pending
                 cut = f" in the middle of a frame ({pending} bytes)" if pending else ""
-                self._crashed(f"it closed its stdout{cut} (waiting for {waiting})")
+                self._crashed(f"it closed its stdout{cut} while waiting for {waiting}")
             reader.feed(chunk)
 
     def _dead(self, doing: str) -> NoReturn:
@@ -528,7 +540,11 @@ class ExternalBot(Bot):
         raise error
 
     def _deadline(self, seconds: float | None) -> float | None:
-        return None if seconds is None else time.monotonic() + seconds
+        """The deadline ``seconds`` from now (None: none); a timeout will quote them."""
+        if seconds is None:
+            return None
+        self._window = seconds
+        return time.monotonic() + seconds
 
     # -- the hooks -----------------------------------------------------------------------
 
@@ -538,7 +554,7 @@ class ExternalBot(Bot):
         self._request += 1
         rid = self._request
         start = time.monotonic()
-        deadline = start + timeout if timeout is not None else self._deadline(self.hook_time)
+        deadline = self._deadline(self.hook_time if timeout is None else timeout)
         self._send({"type": "ping", "id": rid})
         self._flush(deadline, "a ping")
         while True:
@@ -573,7 +589,8 @@ class ExternalBot(Bot):
             self._flush(self._deadline(self.hook_time), "game_start")
 
     def start_round(self, observation: Observation) -> None:
-        self._send({"type": "round_start", "observation": observation.to_msgpack()})
+        data = encode_observation(observation, self._packer)[0]
+        self._send({"type": "round_start", "observation": data})
         if len(self._out) >= _FLUSH_AT:
             self._flush(self._deadline(self.hook_time), "round_start")
 
@@ -595,12 +612,15 @@ class ExternalBot(Bot):
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         self._request += 1
         rid = self._request
+        data, legal = encode_observation(observation, self._packer)
+        if len(legal_moves) != len(legal) or legal_moves is not observation.legal_moves:
+            legal = [_MOVE_TEXT.get(m) or _move_text(m) for m in legal_moves]
         self._send(
             {
                 "type": "move_request",
                 "id": rid,
-                "observation": observation.to_msgpack(),
-                "legal": [str(m) for m in legal_moves],
+                "observation": data,
+                "legal": legal,
                 "time_left_ms": self._move_ms,
             }
         )
@@ -630,7 +650,7 @@ class ExternalBot(Bot):
                     "values": list(result.values),
                     "last_seat": result.last_seat,
                 },
-                "observation": observation.to_msgpack(),
+                "observation": encode_observation(observation, self._packer)[0],
             }
         )
         if len(self._out) >= _FLUSH_AT:
@@ -643,6 +663,72 @@ class ExternalBot(Bot):
     def __repr__(self) -> str:
         state = "running" if self.alive else "stopped"
         return f"<ExternalBot {self.command!r} {state}>"
+
+
+# ---------------------------------------------------------------------------------------
+# Observations, encoded fast
+
+
+_MOVE_TEXT: dict[Any, str] = {}
+_TILE_TEXT: dict[Any, str] = {}
+_TEXT_LIMIT = 8192  # distinct moves and tiles are a few thousand at most
+_SCHEMA_VERSION = 1  # Observation's msgpack schema (bones.observation.SCHEMA_VERSION)
+
+
+def _move_text(move: Any) -> str:
+    text = str(move)
+    if len(_MOVE_TEXT) < _TEXT_LIMIT:
+        _MOVE_TEXT[move] = text
+    return text
+
+
+def _tile_text(tile: Any) -> str:
+    text = str(tile)
+    if len(_TILE_TEXT) < _TEXT_LIMIT:
+        _TILE_TEXT[tile] = text
+    return text
+
+
+def encode_observation(
+    observation: Observation, packer: msgpack.Packer | None = None
+) -> tuple[bytes, list[str]]:
+    """``(observation.to_msgpack(), the texts of its legal moves)``: the same bytes (the
+    tests check it in every variant), made faster — the texts of moves and tiles are
+    cached and ``packer`` (``use_bin_type=True``) is reused."""
+    o = observation
+    move, tile = _MOVE_TEXT.get, _TILE_TEXT.get
+    legal = [move(m) or _move_text(m) for m in o.legal_moves]
+    message = [
+        _SCHEMA_VERSION,
+        "observation",
+        o.seat,
+        o.side,
+        o.variant,
+        o.options,
+        o.players,
+        [tile(t) or _tile_text(t) for t in o.hand],
+        list(o.hand_sizes),
+        o.stock_size,
+        [list(end) for end in o.ends],
+        [move(m) or _move_text(m) for m in o.layout],
+        o.count,
+        [
+            [
+                e.kind,
+                e.seat,
+                None if e.move is None else move(e.move) or _move_text(e.move),
+                e.count,
+                e.points,
+            ]
+            for e in o.events
+        ],
+        list(o.scores),
+        o.to_move,
+        legal,
+    ]
+    if packer is None:
+        return msgpack.packb(message, use_bin_type=True), legal
+    return packer.pack(message), legal
 
 
 class Fault(Exception):

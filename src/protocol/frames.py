@@ -2,7 +2,9 @@
 one msgpack map (docs/protocol.md).
 
 Everything read from the other side is untrusted: a frame is bounded in size before any
-byte of it is read, its body is unpacked with msgpack's length limits, its nesting is
+byte of it is read (the frame cap is the bound on the buffer, msgpack's
+``max_buffer_size``), its body is unpacked with msgpack's length limits (``max_str_len``,
+``max_bin_len``, ``max_array_len``, ``max_map_len``, ``max_ext_len=0``), its nesting is
 bounded, and it must be exactly one map with text keys.  Every failure is a
 :class:`ProtocolError` (a ``ValueError``) that says what was wrong.
 """
@@ -55,6 +57,8 @@ class ProtocolError(ValueError):
 def encode_frame(obj: Any, packer: msgpack.Packer | None = None) -> bytes:
     """The frame of ``obj`` (usually a dict): length prefix and msgpack body."""
     body = packer.pack(obj) if packer is not None else msgpack.packb(obj, use_bin_type=True)
+    if len(body) > 0xFFFFFFFF:
+        raise ProtocolError(f"a message of {len(body)} bytes does not fit a frame (4 GiB)")
     return _LENGTH.pack(len(body)) + body
 
 
@@ -71,9 +75,14 @@ def write_frame(stream: BinaryIO | int, obj: Any) -> None:
         stream.flush()
 
 
-def _depth_ok(obj: Any, max_depth: int) -> bool:
+def _depth_ok(obj: dict[str, Any], max_depth: int) -> bool:
     """Whether ``obj`` nests lists and maps at most ``max_depth`` deep (iterative)."""
-    stack = [(obj, 1)]
+    for value in obj.values():  # the common case first: a flat message
+        if type(value) is dict or type(value) is list:
+            break
+    else:
+        return True
+    stack: list[tuple[Any, int]] = [(obj, 1)]
     pop, push = stack.pop, stack.append
     while stack:
         value, depth = pop()

@@ -23,7 +23,7 @@ from ..bot import Bot, check_spec, make_bot
 from ..errors import OptionError
 from .frames import MAX_FRAME, FrameReader, ProtocolError
 
-__all__ = ["decode_observation", "main", "private_stdout", "serve"]
+__all__ = ["decode_observation", "main", "private_stdout", "serve", "serve_spec"]
 
 PROTOCOL = 1
 
@@ -73,25 +73,29 @@ def decode_observation(data: bytes, strict: bool = False) -> Any:
          layout, count, events, scores, to_move, legal) = obj  # fmt: skip
         if version != SCHEMA_VERSION or kind != "observation":
             raise ValueError(f"schema {version!r} {kind!r}")
-        move = _move
+        get = _MOVES.get
+        new = tuple.__new__
         return Observation(
             seat=seat,
             side=side,
             variant=variant,
             options=dict(options),
             players=players,
-            hand=tuple(_tile(t) for t in hand),
+            hand=tuple([_TILES.get(t) or _tile(t) for t in hand]),
             hand_sizes=tuple(sizes),
             stock_size=stock,
-            ends=tuple((name, value) for name, value in ends),
-            layout=tuple(move(m) for m in layout),
+            ends=tuple([(name, value) for name, value in ends]),
+            layout=tuple([get(m) or _move(m) for m in layout]),
             count=count,
             events=tuple(
-                Event(k, s, None if m is None else move(m), n, p) for k, s, m, n, p in events
+                [
+                    new(Event, (k, s, None if m is None else get(m) or _move(m), n, p))
+                    for k, s, m, n, p in events
+                ]
             ),
             scores=tuple(scores),
             to_move=to_move,
-            legal_moves=tuple(move(m) for m in legal),
+            legal_moves=tuple([get(m) or _move(m) for m in legal]),
         )
     except Exception as exc:
         raise ProtocolError(f"not a bones observation: {exc}") from None
@@ -250,9 +254,19 @@ class _Session:
             "round_end": self.on_round_end,
             "game_end": self.on_game_end,
         }
+        unpack = msgpack.unpackb
         while True:
-            message = reader.next()
-            if message is None:
+            # the runner is trusted: its frames are bounded (max_frame) but not checked
+            # item by item as the runner checks a bot's
+            body = reader.next_body()
+            if body is not None:
+                try:
+                    message = unpack(body, raw=False, strict_map_key=False)
+                except Exception as exc:  # msgpack raises several unrelated types
+                    raise ProtocolError(f"bad msgpack from the runner: {exc}") from None
+                if type(message) is not dict:
+                    raise ProtocolError("a message from the runner is not a map")
+            else:
                 chunk = self.read(1 << 16)
                 if not chunk:
                     if reader.pending:
@@ -265,7 +279,7 @@ class _Session:
             kind = message.get("type")
             if kind == "quit":
                 return 0
-            handler = handlers.get(kind)  # type: ignore[arg-type]
+            handler = handlers.get(kind) if type(kind) is str else None
             if handler is not None:  # unknown types are ignored
                 handler(message)
 
@@ -356,6 +370,27 @@ class _Session:
             bot.end_game(tuple(message["scores"]), tuple(message["winners"]))
 
 
+def serve_spec(spec: str, strict: bool = False, prog: str = "bones serve-bot") -> int:
+    """Serve the bot of ``spec`` on this process's stdin/stdout: what ``python -m
+    bones.protocol.server SPEC`` and ``bones serve-bot SPEC`` run.  The exit status: 0
+    (``quit`` or end of input), 2 (a bad spec, said on stderr before any frame), 3 (the
+    runner broke the protocol).  A bot's hook that raises propagates (status 1 with the
+    traceback, from the interpreter)."""
+    frames = private_stdout()  # before any plugin is imported: nothing else reaches stdout
+    try:
+        check_spec(spec)
+    except OptionError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return serve(spec, 0, frames, strict=strict)
+    except ProtocolError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m bones.protocol.server SPEC [--strict]``."""
     parser = argparse.ArgumentParser(
@@ -368,19 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         "--strict", action="store_true", help="check every observation with from_msgpack"
     )
     args = parser.parse_args(argv)
-    out = private_stdout()  # before any plugin is imported: nothing else reaches stdout
-    try:
-        check_spec(args.spec)
-    except OptionError as exc:
-        print(f"bones serve-bot: {exc}", file=sys.stderr)
-        return 2
-    try:
-        return serve(args.spec, 0, out, strict=args.strict)
-    except ProtocolError as exc:
-        print(f"bones serve-bot: {exc}", file=sys.stderr)
-        return 3
-    except KeyboardInterrupt:
-        return 130
+    return serve_spec(args.spec, args.strict, "bones.protocol.server")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,8 @@ while True:
             send({"type": "hello", "protocol": 99, "name": "old"})
             continue
         send({"type": "hello", "name": "misbehave-" + MODE, "extra": [1, 2]})
+        if MODE == "deaf":  # never reads again
+            forever()
     elif kind == "ping":
         send({"type": "pong", "id": msg["id"]})
     elif kind == "game_start":

@@ -1,0 +1,336 @@
+"""The exact sampler of hidden deals (bones.core.sampler).
+
+* consistency: over random positions of every variant and player count, every sample is
+  a full deal whose replay gives the seat exactly the same observation;
+* exactness: on small positions the sampler's count equals a brute-force enumeration of
+  every full deal, and its sampled frequencies pass a chi-square test against it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+
+import pytest
+
+import bones
+from bones.core.sampler import DealSampler, count_deals, sample_round
+
+CONFIGS = [
+    ("straight", 2, {}),
+    ("straight", 3, {}),
+    ("straight", 4, {}),
+    ("straight", 3, {"first_leader": "highest_double"}),
+    ("straight", 2, {"may_draw_with_playable": True}),
+    ("straight", 2, {"muggins_claim": True}),
+    ("multiplayer", 2, {}),
+    ("multiplayer", 2, {"voluntary_pass": True}),
+    ("multiplayer", 2, {"opening_tile_forced": False}),
+    ("kozel", 2, {}),
+    ("kozel", 3, {"opening_tile_forced": False}),
+    ("kozel", 4, {}),
+    ("kozel", 4, {"hand_size": "classic"}),
+    ("kozel", 2, {"redeal_bad_hand": True, "no_zero_double_lead": True}),
+    ("block", 2, {}),
+    ("block", 4, {}),
+    ("draw", 2, {}),
+    ("draw", 3, {"stock_reserve": 2}),
+    ("draw", 4, {}),
+]
+
+
+def random_position(variant, players, seed, stop, **options):
+    """A round dealt from seed, played at random until a coin with P(stop) says stop."""
+    rnd = bones.Round.deal(variant, players=players, seed=seed, **options)
+    rng = random.Random(seed)
+    while not rnd.is_over and rng.random() > stop:
+        rnd.play(rng.choice(list(rnd.legal_moves)))
+    return rnd
+
+
+def hidden_of(rnd, seat):
+    """What the seat cannot see now: other hands and the boneyard as a set."""
+    hands = tuple(
+        frozenset(map(str, rnd.hand(s))) if s != seat else None for s in range(rnd.players)
+    )
+    return hands, frozenset(map(str, rnd.stock))
+
+
+@pytest.mark.parametrize("variant,players,options", CONFIGS)
+def test_samples_replay_to_the_same_observation(variant, players, options):
+    for seed in range(12):
+        rnd = random_position(variant, players, seed, (0.03, 0.08, 0.2)[seed % 3], **options)
+        seat = seed % players
+        obs = rnd.observation(seat)
+        table = {t for m in rnd.layout for t in (m.tile, m.tile2) if t is not None}
+        for source, who in ((obs, None), (rnd, seat)):
+            sampler = DealSampler(source, who)
+            for sample in sampler.samples(4, seed):
+                assert sample.observation(seat) == obs
+                assert sample.hand(seat) == rnd.hand(seat)
+                assert sample.hand_sizes == rnd.hand_sizes
+                assert sample.stock_size == rnd.stock_size
+                tiles = [t for s in range(players) for t in sample.hand(s)] + list(sample.stock)
+                assert len(tiles) == len(set(tiles))
+                assert not set(tiles) & table
+                if variant != "block":
+                    assert len(tiles) + len(table) == 28
+                assert not sample.is_partial
+
+
+def test_voids_are_respected():
+    """A seat that passed with the ends showing {a, b} holds no a or b afterwards (Block:
+    nothing is ever drawn), in every sample."""
+    checked = 0
+    for seed in range(40):
+        rnd = random_position("block", 4, seed, 0.08)
+        obs = rnd.observation(0)
+        voids = {s: set() for s in range(4)}
+        for event in rnd.events:
+            if event.kind == "pass":
+                voids[event.seat] |= _ends_at(rnd, event)
+        for sample in DealSampler(obs).samples(5, seed):
+            for s in range(1, 4):
+                for tile in sample.hand(s):
+                    assert not {tile.high, tile.low} & voids[s]
+                    checked += 1
+    assert checked > 100
+
+
+def _played(rnd, seat):
+    return [e.move.tile for e in rnd.events if e.kind == "play" and e.seat == seat]
+
+
+def _ends_at(rnd, event):
+    """The open numbers at a pass event (replayed from the public events)."""
+    index = rnd.events.index(event)
+    layout = [e.move for e in rnd.events[:index] if e.kind == "play"]
+    ends = set()
+    line: list[int] = []
+    for move in layout:
+        tile = move.tile
+        if not line:
+            line = [tile.high, tile.low]
+        elif move.end == "W":
+            line[0] = tile.low if tile.high == line[0] else tile.high
+        else:
+            line[1] = tile.low if tile.high == line[1] else tile.high
+    ends.update(line)
+    return ends
+
+
+# ---------------------------------------------------------------------------------------
+# Brute force
+
+
+def brute_force(rnd, seat, opening):
+    """Every full deal consistent with what seat sees: {hidden state: full deals}."""
+    obs = rnd.observation(seat)
+    players = rnd.players
+    table = {t for m in rnd.layout for t in (m.tile, m.tile2) if t is not None}
+    mine = set(rnd.hand(seat))
+    unseen = [t for t in bones.TILES if t not in table and t not in mine]
+    sizes = rnd.hand_sizes
+    played = {
+        s: [
+            t
+            for e in rnd.events
+            if e.kind == "play" and e.seat == s
+            for t in (e.move.tile, e.move.tile2)
+            if t is not None
+        ]
+        for s in range(players)
+    }
+    drawn = Counter()
+    draw_order = []
+    for e in rnd.events:
+        if e.kind == "draw":
+            drawn[e.seat] += e.count
+            draw_order += [e.seat] * e.count
+    others = [s for s in range(players) if s != seat]
+    found = Counter()
+    stock_n = rnd.stock_size
+
+    def partitions(pool, seats):
+        if not seats:
+            yield {}
+            return
+        s = seats[0]
+        for hand in itertools.combinations(pool, sizes[s]):
+            rest = [t for t in pool if t not in hand]
+            for more in partitions(rest, seats[1:]):
+                yield {s: hand, **more}
+
+    for split in partitions(unseen, others):
+        held = {s: list(split.get(s, ())) for s in others}
+        held[seat] = list(mine)
+        rest = [t for t in unseen if all(t not in split[s] for s in others)]
+        possessed = {s: held[s] + played[s] for s in range(players)}
+        choices = [itertools.permutations(possessed[s], drawn[s]) for s in range(players)]
+        for draws in itertools.product(*choices):
+            hands0 = [[t for t in possessed[s] if t not in draws[s]] for s in range(players)]
+            cursor = Counter()
+            stock = []
+            for s in draw_order:
+                stock.append(draws[s][cursor[s]])
+                cursor[s] += 1
+            stock += rest
+            try:
+                replay = bones.Round.from_deal(
+                    rnd.variant,
+                    hands0,
+                    stock=stock if _draws(rnd) else (),
+                    leader=None if opening else rnd.leader,
+                    scores=None,
+                    moves=rnd.moves,
+                    **obs.options,
+                )
+            except ValueError:
+                continue
+            if replay.observation(seat) == obs:
+                found[hidden_of(replay, seat)] += math.factorial(stock_n)
+    return found
+
+
+def _draws(rnd):
+    return rnd.variant != "block"
+
+
+def _size(rnd, seat):
+    """How many candidates brute_force would try."""
+    table = {t for m in rnd.layout for t in (m.tile, m.tile2) if t is not None}
+    unseen = 28 - len(table) - len(rnd.hand(seat))
+    sizes = [n for s, n in enumerate(rnd.hand_sizes) if s != seat]
+    total = math.factorial(unseen)
+    for n in sizes:
+        total //= math.factorial(n)
+    total //= math.factorial(unseen - sum(sizes))
+    drawn = Counter()
+    for e in rnd.events:
+        if e.kind == "draw":
+            drawn[e.seat] += e.count
+    for s in range(rnd.players):
+        own = rnd.hand_sizes[s] + sum(
+            1 + (e.move.tile2 is not None) for e in rnd.events if e.kind == "play" and e.seat == s
+        )
+        total *= math.perm(own, drawn[s])
+    return total
+
+
+def chi_square_p(observed, expected):
+    """P(chi2 >= statistic) for len(expected) - 1 degrees of freedom."""
+    stat = sum((observed.get(k, 0) - v) ** 2 / v for k, v in expected.items())
+    return _gamma_q((len(expected) - 1) / 2, stat / 2)
+
+
+def _gamma_q(a, x):
+    """The regularised upper incomplete gamma function Q(a, x)."""
+    if x <= 0:
+        return 1.0
+    if x < a + 1:  # series for P
+        term = total = 1.0 / a
+        n = a
+        while abs(term) > 1e-15 * abs(total):
+            n += 1
+            term *= x / n
+            total += term
+        return 1.0 - total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+    b, c, d = x + 1 - a, 1e300, 1 / (x + 1 - a)  # continued fraction for Q
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1e-300 if abs(d) < 1e-300 else d
+        c = b + an / c
+        c = 1e-300 if abs(c) < 1e-300 else c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+EXACT = [
+    ("block", 2, {}),
+    ("block", 4, {}),
+    ("draw", 2, {}),
+    ("draw", 3, {}),
+    ("straight", 2, {}),
+    ("kozel", 2, {}),
+    ("kozel", 4, {}),
+    ("multiplayer", 2, {}),
+]
+
+
+def small_positions(variant, players, options, want):
+    out = []
+    for seed in range(400):
+        rnd = random_position(variant, players, seed, 0.02, **options)
+        if rnd.is_over:
+            rnd.undo()
+        seat = seed % players
+        if rnd.is_over or not 20 <= _size(rnd, seat) <= 1500:
+            continue
+        out.append((rnd, seat))
+        if len(out) == want:
+            break
+    return out
+
+
+@pytest.mark.parametrize("variant,players,options", EXACT)
+def test_count_and_frequencies_match_brute_force(variant, players, options):
+    positions = small_positions(variant, players, options, 2)
+    assert positions
+    for rnd, seat in positions:
+        obs = rnd.observation(seat)
+        sampler = DealSampler(obs, opening=False)
+        exact = brute_force(rnd, seat, opening=False)
+        assert sampler.exact
+        assert sampler.count == sum(exact.values())
+        n = 600
+        seen = Counter(hidden_of(s, seat) for s in sampler.samples(n, 12345))
+        assert set(seen) <= set(exact)
+        total = sum(exact.values())
+        expected = {k: n * v / total for k, v in exact.items()}
+        if len(expected) > 1:
+            assert chi_square_p(seen, expected) > 1e-4
+
+
+def test_opening_rule_is_a_constraint():
+    """Kozel round 1: the leader led the highest double dealt, so nobody was dealt a
+    higher one; the counts with and without the rule match brute force."""
+    for seed in range(200):
+        rnd = random_position("kozel", 2, seed, 0.02)
+        if rnd.is_over:
+            rnd.undo()
+        if rnd.is_over or not 20 <= _size(rnd, 0) <= 1500:
+            continue
+        for opening in (True, False):
+            exact = brute_force(rnd, 0, opening)
+            assert count_deals(rnd.observation(0), opening=opening) == sum(exact.values())
+        break
+    else:
+        pytest.fail("no small kozel position")
+    lead = rnd.layout[0].tile
+    for sample in DealSampler(rnd.observation(0), opening=True).samples(50, 1):
+        for s in range(2):
+            dealt = set(sample.hand(s)) | set(_played(sample, s))
+            higher = [t for t in dealt if t.is_double and t.high > lead.high and lead.is_double]
+            assert not higher or s == sample.leader
+
+
+def test_sample_round_api():
+    rnd = random_position("kozel", 4, 3, 0.1)
+    obs = rnd.observation(2)
+    a = sample_round(obs, 7)
+    assert a == sample_round(obs, 7)
+    assert a.observation(2) == obs
+    assert sample_round(rnd, random.Random(1), seat=2).observation(2) == obs
+    with pytest.raises(TypeError):
+        DealSampler("kozel")
+    with pytest.raises(TypeError):
+        DealSampler(rnd)
+    assert DealSampler(obs).run(100, 3) == 100
