@@ -86,7 +86,11 @@ def test_a_deal_missing_a_tile_needs_partial(variant, players):
 @pytest.mark.parametrize(
     ("hands", "stock", "match"),
     [
-        ([["6-6"], ["5-5"]], rest(["6-6"], ["5-5"]), "seat 0 is dealt 1 tile; straight with 2 players deals 7"),
+        (
+            [["6-6"], ["5-5"]],
+            rest(["6-6"], ["5-5"]),
+            "dealt 1 tile; straight with 2 players deals 7",
+        ),
         ([ALL_TILES[:27], ALL_TILES[27:]], [], "seat 0 is dealt 27 tiles"),
         (STRAIGHT_HANDS, [], "the hands and the stock hold 14 of the 28 tiles"),
         (STRAIGHT_HANDS, rest(*STRAIGHT_HANDS)[:-1], "hold 27 of the 28"),

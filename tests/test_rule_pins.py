@@ -33,7 +33,13 @@ from bones.game import (
     target_winners,
 )
 from bones.match.report import summarize
-from bones.match.stats import SPRT, SequentialTest, estimate, pentanomial_counts
+from bones.match.stats import (
+    SPRT,
+    SequentialTest,
+    estimate,
+    pentanomial_counts,
+    pentanomial_estimate,
+)
 
 S = "straight"
 # P0 leads 5-5 (a count of 10); P1 answers 5-0@W (count 10) or 6-5@W (count 6).
@@ -523,3 +529,9 @@ def test_likelihood_of_superiority():
     assert estimate(0.6, 0.25, 100).los == pytest.approx(0.97725, abs=1e-5)
     assert estimate(0.4, 0.25, 100).los == pytest.approx(0.02275, abs=1e-5)
     assert estimate(0.5, 0.25, 100).los == 0.5
+
+
+def test_pentanomial_variance_is_the_population_variance():
+    # half the pairs LL, half WW: unit scores 0 and 1, mean 1/2, variance 1/4 (not 1/3)
+    e = pentanomial_estimate([2, 0, 0, 0, 2])
+    assert e.score == 0.5 and e.variance == pytest.approx(0.25) and e.n == 4

@@ -125,8 +125,9 @@ def _ends_at(rnd, event):
 # Brute force
 
 
-def brute_force(rnd, seat, opening):
-    """Every full deal consistent with what seat sees: {hidden state: full deals}."""
+def brute_force(rnd, seat, opening, redeal=False):
+    """Every full deal consistent with what seat sees: {hidden state: full deals}.
+    ``redeal``: leave out deals with a hand Kozel's redeal_bad_hand would redeal."""
     obs = rnd.observation(seat)
     players = rnd.players
     table = {t for m in rnd.layout for t in (m.tile, m.tile2) if t is not None}
@@ -171,6 +172,8 @@ def brute_force(rnd, seat, opening):
         choices = [itertools.permutations(possessed[s], drawn[s]) for s in range(players)]
         for draws in itertools.product(*choices):
             hands0 = [[t for t in possessed[s] if t not in draws[s]] for s in range(players)]
+            if redeal and any(_bad_hand(h) for h in hands0):
+                continue
             cursor = Counter()
             stock = []
             for s in draw_order:
@@ -192,6 +195,12 @@ def brute_force(rnd, seat, opening):
             if replay.observation(seat) == obs:
                 found[hidden_of(replay, seat)] += math.factorial(stock_n)
     return found
+
+
+def _bad_hand(hand):
+    doubles = sum(t.is_double for t in hand)
+    numbers = Counter(n for t in hand for n in {t.high, t.low})
+    return doubles >= 5 or max(numbers.values(), default=0) >= 6
 
 
 def _draws(rnd):
@@ -262,6 +271,11 @@ EXACT = [
     ("kozel", 2, {}),
     ("kozel", 4, {}),
     ("multiplayer", 2, {}),
+    ("multiplayer", 2, {"voluntary_pass": True}),
+    ("straight", 3, {}),
+    ("straight", 4, {}),
+    ("kozel", 3, {}),
+    ("draw", 4, {}),
 ]
 
 
@@ -334,3 +348,63 @@ def test_sample_round_api():
     with pytest.raises(TypeError):
         DealSampler(rnd)
     assert DealSampler(obs).run(100, 3) == 100
+
+
+def test_rejection_keeps_redeal_uniform():
+    """Kozel with redeal_bad_hand: the model ignores the redeal, samples with a bad dealt
+    hand are rejected; the frequencies still match brute force."""
+    positions = small_positions("kozel", 2, {"redeal_bad_hand": True}, 2)
+    assert positions
+    for rnd, seat in positions:
+        obs = rnd.observation(seat)
+        sampler = DealSampler(obs, opening=False)
+        assert not sampler.exact
+        exact = brute_force(rnd, seat, opening=False, redeal=True)
+        n = 600
+        seen = Counter(hidden_of(s, seat) for s in sampler.samples(n, 99))
+        assert set(seen) <= set(exact)
+        total = sum(exact.values())
+        expected = {k: n * v / total for k, v in exact.items()}
+        if len(expected) > 1:
+            assert chi_square_p(seen, expected) > 1e-4
+        assert 0.5 < sampler.acceptance <= 1
+
+
+@pytest.mark.parametrize("variant,players,options", CONFIGS)
+def test_before_the_lead(variant, players, options):
+    """At the deal every seat's view samples (the opening cases when the leader came
+    from the opening rule), and the opening rule only removes deals."""
+    for seed in range(3):
+        rnd = bones.Round.deal(variant, players=players, seed=seed, **options)
+        for seat in range(players):
+            obs = rnd.observation(seat)
+            sampler = DealSampler(obs)
+            for sample in sampler.samples(3, seed):
+                assert sample.observation(seat) == obs
+                assert sample.leader == rnd.leader
+            assert sampler.count <= count_deals(obs, opening=False)
+
+
+def test_voids_in_draw_games_cover_only_tiles_held():
+    """A seat forced to draw while {a, b} was open held no a or b then, but may hold one
+    drawn later: the samples must include such hands (voids are per batch of tiles)."""
+    later = 0
+    for seed in range(80):
+        rnd = random_position("draw", 2, seed, 0.03)
+        if rnd.is_over:
+            continue
+        replay = rnd.copy()
+        while replay.moves:
+            replay.undo()
+        shown = []  # the open numbers at each forced draw of seat 1
+        for move in rnd.moves:
+            before = len(replay.events)
+            replay.play(move)
+            if any(e.kind == "draw" and e.seat == 1 for e in replay.events[before:]):
+                shown.append({v for _, v in replay.ends})
+        obs = rnd.observation(0)
+        for sample in DealSampler(obs).samples(10, seed):
+            assert sample.observation(0) == obs
+            numbers = {n for t in sample.hand(1) for n in (t.high, t.low)}
+            later += any(numbers & m for m in shown)
+    assert later > 0

@@ -597,10 +597,11 @@ cdef inline bint bad_hand(uint32_t h) noexcept nogil:
 
 
 cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogil:
-    """where[t] = the group of tile t, uniformly over the consistent assignments."""
+    """where[t] = the group of tile t, uniformly over the consistent assignments: the case
+    by its count, then each tile's group by the completions it leaves."""
     cdef int c, i, t, g, flag = 0, nf
     cdef uint8_t caps[MAX_GROUPS]
-    cdef u128 x, w
+    cdef u128 x, w, cur
     cdef uint64_t m
     cdef Case* cs = NULL
     x = below128(rng, d.total)
@@ -613,15 +614,24 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
         return False
     for g in range(d.n_groups):
         caps[g] = d.groups[g].cap
+    cur = cs.count  # completions of the assignment so far
     for i in range(28):
         t = cs.order[i]
-        x = below128(rng, count_from(d, cs, i, caps, flag))
         m = cs.allowed[t]
+        if m & (m - 1) == 0:  # one group: forced, the completions do not change
+            g = ctz_64(m)
+            caps[g] -= 1
+            if (d.exist_groups >> g & 1) and (d.exist_tiles >> t & 1) and unseen(d, t):
+                flag = 1
+            where[t] = g
+            continue
+        x = below128(rng, cur)
         g = -1
         while m:
             g = ctz_64(m)
             m &= m - 1
             if caps[g] == 0:
+                g = -1
                 continue
             caps[g] -= 1
             nf = flag
@@ -630,6 +640,7 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
             w = count_from(d, cs, i + 1, caps, nf)
             if x < w:
                 flag = nf
+                cur = w
                 break
             x -= w
             caps[g] += 1
@@ -955,21 +966,24 @@ cdef class DealSampler:
         return self.samples(1, rng)[0]
 
     def samples(self, int n, rng=0):
-        """``n`` independent samples (list of Rounds)."""
+        """``n`` independent samples (list of Rounds), drawn in batches by
+        ``sample_states`` without the GIL."""
         cdef uint64_t state = _rng_arg(rng)
-        cdef State* buf = <State*>malloc(sizeof(State))
-        cdef bint ok
+        cdef int batch = min(max(n, 1), 64), k, done, i
+        cdef State* buf = <State*>malloc(batch * sizeof(State))
         out = []
         if buf is NULL:
             raise MemoryError()
         try:
-            for _ in range(n):
+            while len(out) < n:
+                k = min(batch, n - len(out))
                 with nogil:
-                    ok = sample_state(self.d, buf, &state)
-                if not ok:
+                    done = sample_states(self.d, buf, k, &state)
+                for i in range(done):
+                    out.append(self._round_of(&buf[i]))
+                if done < k:
                     raise RuntimeError("the sampler found no consistent deal "
                                        f"(acceptance {self.acceptance:.3g})")
-                out.append(self._round_of(buf))
         finally:
             free(buf)
         return out
