@@ -173,8 +173,13 @@ class Copy:
             _reap(self.path)
 
     def core_artifacts(self) -> list[Path]:
+        """The generated C files and built modules, in the source tree and in build/lib
+        (setuptools' ``--inplace`` builds there and copies every module it holds back to
+        the source tree, so a mutated module left there would come back)."""
         core = self.path / CORE
-        return sorted([*core.glob("*.c"), *core.glob("*.so")])
+        built = [*core.glob("*.c"), *core.glob("*.so")]
+        built += self.path.glob("build/lib*/bones/core/*.so")
+        return sorted(built)
 
 
 def stale_reason(m: Mutant, root: Path) -> str | None:
@@ -201,7 +206,9 @@ def run_mutant(m: Mutant, copy: Copy, timeout: float, extra: list[str]) -> Outco
         if is_core:
             backup = Path(tempfile.mkdtemp(prefix="bones-mut-bak-"))
             for f in copy.core_artifacts():
-                shutil.copy2(f, backup / f.name)
+                dest = backup / f.relative_to(copy.path)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, dest)
         path.write_text(text.replace(m.original, m.mutated, 1))
         if is_core:
             ok, out = copy.build()
@@ -220,10 +227,11 @@ def run_mutant(m: Mutant, copy: Copy, timeout: float, extra: list[str]) -> Outco
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
         if backup is not None:
             for f in copy.core_artifacts():
-                if not (backup / f.name).exists():
+                if not (backup / f.relative_to(copy.path)).exists():
                     f.unlink()
-            for f in backup.iterdir():
-                shutil.copy2(f, copy.path / CORE / f.name)
+            for f in backup.rglob("*"):
+                if f.is_file():
+                    shutil.copy2(f, copy.path / f.relative_to(backup))
             shutil.rmtree(backup, ignore_errors=True)
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import msgpack
 
 from .core.moves import Move
-from .core.round import points_after
+from .core.round import Round, points_after
 from .core.rules import compile_rules
 from .core.tiles import Tile
 from .records import Event, unpack_message
@@ -112,6 +113,16 @@ class Observation:
         return points_after(
             self.variant, self.players, self.options, self.layout, [move], self.scores[self.side]
         )[0]
+
+    def sample(self, rng: int | random.Random = 0, *, opening: bool | None = None) -> Round:
+        """A full round drawn uniformly among the deals consistent with this observation,
+        with the same moves played: ``obs.sample(seed).observation(obs.seat) == obs``.
+        ``opening``: whether the round's leader came from the variant's first-round
+        opening rule (None: guessed, see docs/sampler.md).  ``ValueError`` if no full deal
+        explains the observation."""
+        from .core.sampler import sample_round
+
+        return sample_round(self, rng, opening=opening)
 
     def to_msgpack(self) -> bytes:
         """Bytes in the versioned schema of docs/serialization.md."""

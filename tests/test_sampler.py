@@ -336,6 +336,34 @@ def test_opening_rule_is_a_constraint():
             assert not higher or s == sample.leader
 
 
+@pytest.mark.parametrize(
+    "variant,players,options",
+    [
+        ("kozel", 2, {"opening_tile_forced": False}),
+        ("kozel", 3, {}),
+        ("multiplayer", 2, {"opening_tile_forced": False, "tile_ranking": "lexicographic"}),
+        ("straight", 2, {"first_leader": "highest_double"}),
+    ],
+)
+def test_opening_cases_match_brute_force(variant, players, options):
+    """With the opening rule, every possible opener is a case (the lead does not show it
+    when it is not forced): counts and frequencies against brute force."""
+    positions = small_positions(variant, players, options, 2)
+    assert positions
+    for rnd, seat in positions:
+        obs = rnd.observation(seat)
+        sampler = DealSampler(obs, opening=True)
+        exact = brute_force(rnd, seat, opening=True)
+        assert sampler.count == sum(exact.values())
+        n = 600
+        seen = Counter(hidden_of(s, seat) for s in sampler.samples(n, 5))
+        assert set(seen) <= set(exact)
+        total = sum(exact.values())
+        expected = {k: n * v / total for k, v in exact.items()}
+        if len(expected) > 1:
+            assert chi_square_p(seen, expected) > 1e-4
+
+
 def test_sample_round_api():
     rnd = random_position("kozel", 4, 3, 0.1)
     obs = rnd.observation(2)
@@ -348,6 +376,8 @@ def test_sample_round_api():
     with pytest.raises(TypeError):
         DealSampler(rnd)
     assert DealSampler(obs).run(100, 3) == 100
+    with pytest.raises(ValueError, match="not built"):
+        DealSampler.__new__(DealSampler).sample(1)
 
 
 def test_rejection_keeps_redeal_uniform():
@@ -370,6 +400,14 @@ def test_rejection_keeps_redeal_uniform():
         assert 0.5 < sampler.acceptance <= 1
 
 
+def _doubles(rnd):
+    """The variant's first round opens by doubles (the holder of the best double leads)."""
+    options = rnd.observation(0).options
+    if rnd.variant == "straight":
+        return options.get("first_leader") == "highest_double"
+    return rnd.variant in ("kozel", "multiplayer")
+
+
 @pytest.mark.parametrize("variant,players,options", CONFIGS)
 def test_before_the_lead(variant, players, options):
     """At the deal every seat's view samples (the opening cases when the leader came
@@ -379,6 +417,8 @@ def test_before_the_lead(variant, players, options):
         for seat in range(players):
             obs = rnd.observation(seat)
             sampler = DealSampler(obs)
+            # dealt with leader=None and no scores: the opening rule applied (no fallback)
+            assert sampler.opening == _doubles(rnd)
             for sample in sampler.samples(3, seed):
                 assert sample.observation(seat) == obs
                 assert sample.leader == rnd.leader
@@ -408,3 +448,44 @@ def test_voids_in_draw_games_cover_only_tiles_held():
             numbers = {n for t in sample.hand(1) for n in (t.high, t.low)}
             later += any(numbers & m for m in shown)
     assert later > 0
+
+
+def test_inconsistent_observations_are_value_errors():
+    """An observation no full deal explains (built by hand, or of a partial deal) is a
+    ValueError naming the problem, never a crash."""
+    rnd = random_position("draw", 2, 4, 0.1)
+    obs = rnd.observation(0)
+    rng = random.Random(0)
+    fields = {
+        "hand_sizes": lambda: tuple(rng.randint(0, 9) for _ in obs.hand_sizes),
+        "stock_size": lambda: rng.randint(0, 28),
+        "hand": lambda: tuple(rng.sample(bones.TILES, len(obs.hand))),
+        "events": lambda: tuple(rng.sample(obs.events, len(obs.events))),
+        "scores": lambda: (0,),
+    }
+    for _ in range(60):
+        name = rng.choice(sorted(fields))
+        bad = bones.Observation(**{f: getattr(obs, f) for f in obs.FIELDS})
+        setattr(bad, name, fields[name]())
+        try:
+            DealSampler(bad)
+        except ValueError:
+            pass
+    partial = bones.Round.from_deal("draw", [["6-6", "6-5"], ["5-5"]], partial=True)
+    with pytest.raises(ValueError, match="full deal"):
+        DealSampler(partial.observation(0))
+
+
+@pytest.mark.parametrize("variant,players", [("straight", 2), ("kozel", 4), ("block", 4)])
+def test_observation_sample_is_sample_round(variant: str, players: int) -> None:
+    rnd = bones.Round.deal(variant, players=players, seed=11)
+    rng = random.Random(3)
+    for _ in range(6):
+        if rnd.is_over:
+            break
+        rnd.play(rnd.legal_moves[rng.randrange(len(rnd.legal_moves))])
+    obs = rnd.observation(1)
+    sample = obs.sample(42)
+    assert sample.observation(1) == obs
+    assert sample == sample_round(obs, 42)
+    assert obs.sample(random.Random(5)).observation(1) == obs

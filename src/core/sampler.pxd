@@ -105,3 +105,4 @@ cdef class DealSampler:
     cdef str variant_name        # the variant's name
 
     cdef object _round_of(self, const State* s)
+    cdef void _check(self) except *

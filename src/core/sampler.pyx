@@ -18,7 +18,8 @@ them.  docs/sampler.md gives the model; in short:
 * So each tile has a set of groups it may go to (a bitmask), and a consistent deal is an
   assignment of the 28 tiles to the groups that fills each group exactly: the number of
   full deals behind one assignment is the product of the factorials of the boneyard
-  groups' capacities (their orders are all consistent), the same for every assignment.
+  groups' capacities (any order inside a group is consistent), the same for every
+  assignment.
 * The assignments are counted exactly (128-bit integers) by a memoised dynamic programme
   over the tiles, whose state is the capacity left in each group (plus one bit for the
   seat to move, which must hold a playable tile); a deal is then drawn tile by tile, each
@@ -166,9 +167,9 @@ cdef int deals_build(Deals* d, int opening) noexcept nogil:
     cdef State pub
     cdef uint32_t no_hands[4]
     cdef int32_t no_scores[4]
-    cdef int v_seat[MAX_EVENTS]
-    cdef int v_time[MAX_EVENTS]
-    cdef uint32_t v_mask[MAX_EVENTS]
+    cdef int v_seat[MAX_EVENTS + 4]
+    cdef int v_time[MAX_EVENTS + 4]
+    cdef uint32_t v_mask[MAX_EVENTS + 4]
     cdef int n_voids = 0
     cdef int play_time[28]
     cdef int8_t player[28]
@@ -181,6 +182,7 @@ cdef int deals_build(Deals* d, int opening) noexcept nogil:
     cdef bint vp = r.voluntary_pass, dwp = r.draw_with_playable, last_playable
     cdef SEvent* ev
     cdef uint8_t ranked[28]
+    cdef uint64_t base[28]
     cdef int n_ranked, c, i
     cdef Case* cs
     d.exact = 1
@@ -359,13 +361,13 @@ cdef int deals_build(Deals* d, int opening) noexcept nogil:
         d.opening = 1
         n_ranked = tile_rank_list(r, ranked)
         d.n_cases = 0
+        memcpy(base, cs[0].allowed, sizeof(base))
         for i in range(n_ranked):
             t = ranked[i]
             if lead_play >= 0 and r.opening_forced and t != lead_play:
                 continue
             c = d.n_cases
-            if c > 0:
-                memcpy(cs[c].allowed, cs[0].allowed, sizeof(cs[0].allowed))
+            memcpy(cs[c].allowed, base, sizeof(base))
             cs[c].opener = t
             d.n_cases += 1
             cs[c].allowed[t] &= 1ull << d.leader  # G0 of seat s is group s
@@ -604,6 +606,8 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
     cdef u128 x, w, cur
     cdef uint64_t m
     cdef Case* cs = NULL
+    if d.total == 0:
+        return False
     x = below128(rng, d.total)
     for c in range(d.n_cases):
         if x < d.cases[c].count:
@@ -810,7 +814,8 @@ cdef class DealSampler:
 
     ``DealSampler(observation)`` or ``DealSampler(round, seat)``; ``opening`` says whether
     the round's leader was chosen by the variant's first-round opening rule from the dealt
-    hands (``None``: when the variant opens by doubles and every score is still 0)."""
+    hands (``None``: when the variant opens by doubles and every score at the deal is 0,
+    or ``next_leader="opening_rule"``; without it if that leaves no consistent deal)."""
 
     def __cinit__(self):
         self.d = <Deals*>calloc(1, sizeof(Deals))
@@ -866,7 +871,10 @@ cdef class DealSampler:
             if type(opening) is not bool:
                 raise TypeError("opening must be True, False or None")
             return 1 if opening else 0
-        return 1 if self.rules.c.opening == OPEN_DOUBLES and not any(scores0) else 0
+        if self.rules.c.opening != OPEN_DOUBLES:
+            return 0
+        every_round = self.rules.options.get("next_leader") == "opening_rule"
+        return 1 if every_round or not any(scores0) else 0
 
     def _load_observation(self, obs):
         cdef Deals* d = self.d
@@ -874,8 +882,9 @@ cdef class DealSampler:
         cdef int n = 0, players = rules.c.players, side
         cdef int drawn[4]
         cdef int placed[4]
-        if not 0 <= obs.seat < players or len(obs.hand_sizes) != players:
-            raise ValueError("observation: seat or hand sizes out of range")
+        if not 0 <= obs.seat < players or len(obs.hand_sizes) != players \
+                or len(obs.scores) != rules.c.n_sides:
+            raise ValueError("observation: seat, hand sizes or scores out of range")
         if len(obs.events) > MAX_EVENTS:
             raise ValueError(f"cannot sample: {_ERRORS[DEALS_TOO_BIG]}")
         d.r = &rules.c
@@ -893,6 +902,8 @@ cdef class DealSampler:
                 raise ValueError(f"observation: bad event {event!r}")
             d.events[n].kind = _KINDS[event.kind]
             d.events[n].seat = event.seat
+            if (event.move is None) != (event.kind in ("draw", "pass")):
+                raise ValueError(f"observation: bad event {event!r}")
             d.events[n].move = 0 if event.move is None else move_code(event.move)
             d.events[n].count = event.count if event.kind == "draw" else 0
             d.events[n].chain = 1 if event.kind == "draw" and event.count > 1 else 2
@@ -960,6 +971,10 @@ cdef class DealSampler:
         return [(self.d.groups[g].seat, self.d.groups[g].time, self.d.groups[g].cap)
                 for g in range(self.d.n_groups)]
 
+    cdef void _check(self) except *:
+        if self.d.r is NULL or self.d.total == 0:
+            raise ValueError("this DealSampler was not built (use DealSampler(source))")
+
     def sample(self, rng=0):
         """One consistent round, drawn uniformly: a full deal with the record's moves
         replayed.  ``rng``: an int seed or a ``random.Random``."""
@@ -968,6 +983,7 @@ cdef class DealSampler:
     def samples(self, int n, rng=0):
         """``n`` independent samples (list of Rounds), drawn in batches by
         ``sample_states`` without the GIL."""
+        self._check()
         cdef uint64_t state = _rng_arg(rng)
         cdef int batch = min(max(n, 1), 64), k, done, i
         cdef State* buf = <State*>malloc(batch * sizeof(State))
@@ -990,6 +1006,7 @@ cdef class DealSampler:
 
     def run(self, int n, rng=0):
         """Draw ``n`` samples in C (no Round is built; for timing); returns how many."""
+        self._check()
         cdef uint64_t state = _rng_arg(rng)
         cdef State* buf = <State*>malloc(sizeof(State))
         cdef int done = 0
