@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -36,6 +37,7 @@ __all__ = [
     "bot_spec",
     "bots",
     "check_spec",
+    "command_of",
     "make_bot",
     "move_weight",
     "parse_spec",
@@ -326,9 +328,47 @@ def _resolve_spec(spec: str, seed: int | None) -> tuple[BotSpec, dict[str, Any]]
     return bspec, bspec.resolve(**given)
 
 
+#: The prefix of a spec that names an external bot: ``cmd:COMMAND LINE``.
+COMMAND_PREFIX = "cmd:"
+
+
+def command_of(spec: str) -> list[str] | None:
+    """The command of an external bot's spec ``cmd:COMMAND LINE`` (split as a shell would,
+    with :func:`shlex.split`, but never run by a shell), or ``None`` for any other spec.
+    :class:`OptionError` for an empty command or unbalanced quotes."""
+    if not isinstance(spec, str) or not spec.startswith(COMMAND_PREFIX):
+        return None
+    line = spec[len(COMMAND_PREFIX) :]
+    try:
+        command = shlex.split(line)
+    except ValueError as exc:
+        raise OptionError(f"bot spec {spec!r}: the command line cannot be split: {exc}") from None
+    if not command:
+        raise OptionError(
+            f"bot spec {spec!r} has no command; write cmd:COMMAND LINE (e.g. 'cmd:./mybot --fast')"
+        )
+    return command
+
+
+def _external_factory(command: list[str]) -> Callable[..., Bot]:
+    def factory(seed: int = 0) -> Bot:
+        from .protocol.client import ExternalBot
+
+        return ExternalBot(command, seed=seed)
+
+    return factory
+
+
 def check_spec(spec: str) -> BotSpec:
     """Check a spec string as :func:`make_bot` does (the grammar, the bot, its options)
-    without making the bot (no code of the bot runs); its :class:`BotSpec`."""
+    without making the bot (no code of the bot runs); its :class:`BotSpec`.  An external
+    bot's spec ``cmd:COMMAND LINE`` gives a :class:`BotSpec` named ``cmd`` (its command
+    is only split, not run)."""
+    command = command_of(spec)
+    if command is not None:
+        return BotSpec(
+            "cmd", _external_factory(command), f"external bot: {shlex.join(command)}", plugin=""
+        )
     return _resolve_spec(spec, None)[0]
 
 
@@ -340,7 +380,13 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     :class:`BotSpec`; ``seed=`` in the string wins over the ``seed`` argument, which wins
     over the default 0.  An unknown bot, an unknown option or a value that is not allowed
     raises :class:`OptionError` with a one-line message saying what is allowed.
+
+    ``"cmd:COMMAND LINE"`` makes a :class:`bones.protocol.ExternalBot` running the
+    command (split by :func:`command_of`; no shell), started and handshaken.
     """
+    command = command_of(spec)
+    if command is not None:
+        return _external_factory(command)(seed=0 if seed is None else seed)
     bspec, options = _resolve_spec(spec, seed)
     name = bspec.name
     bot = bspec.factory(**options)

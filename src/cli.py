@@ -322,7 +322,8 @@ def _match_parsers(sub: Any) -> None:
         "bots",
         nargs="*",
         metavar="BOT",
-        help="bot specs: NAME or NAME:KEY=VALUE,... (e.g. greedy random:seed=3); "
+        help="bot specs: NAME or NAME:KEY=VALUE,... (e.g. greedy random:seed=3), or "
+        "'cmd:COMMAND LINE' for an external bot (bones-bot protocol, docs/protocol.md); "
         "with --resume they may be left out (read from the journal)",
     )
     p.add_argument(
@@ -359,6 +360,18 @@ def _match_parsers(sub: Any) -> None:
         help="seconds per move; a slower bot loses the game (default 10; 0: no limit)",
     )
     p.add_argument(
+        "--tc",
+        metavar="GAME+INC",
+        help="a clock per game and bot, cutechess style: GAME seconds, plus INC seconds "
+        "after each move (e.g. 10+0.1); a bot whose clock runs out loses the game",
+    )
+    p.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run every bot as a child process over the bones-bot protocol (python -m "
+        "bones.protocol.server SPEC): it sees only what its seat may know",
+    )
+    p.add_argument(
         "--sprt",
         nargs="*",
         metavar="KEY=VALUE",
@@ -393,6 +406,20 @@ def _match_parsers(sub: Any) -> None:
         choices=("auto", "always", "never"),
         default="auto",
         help="progress bar on stderr (default auto: when stderr is a terminal)",
+    )
+
+    p = sub.add_parser(
+        "serve-bot",
+        help="run a bot as a bones-bot protocol process on stdin/stdout",
+        description="Serve the bot of SPEC over the bones-bot protocol (docs/protocol.md): "
+        "frames on stdin and stdout, the bot's prints on stderr. A fresh bot for every game, "
+        "with the seed of game_start unless SPEC names one.",
+    )
+    p.add_argument("spec", metavar="SPEC", help="a bot spec: greedy, random:seed=3, ...")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="check every observation with Observation.from_msgpack (slower)",
     )
 
     p = sub.add_parser(
@@ -477,6 +504,8 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "sprt": sprt,
         "plugins": plugins,
         "secret": secret,
+        "isolate": True if args.isolate else old.get("isolate", False),
+        "tc": pick(args.tc, "tc", None),
     }
     return MatchConfig.from_dict(data), path
 
@@ -516,6 +545,12 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
+    from .protocol.server import serve_spec
+
+    return serve_spec(args.spec, args.strict)
+
+
 COMMANDS = {
     "variants": cmd_variants,
     "bots": cmd_bots,
@@ -523,6 +558,7 @@ COMMANDS = {
     "bench": cmd_bench,
     "match": cmd_match,
     "show": cmd_show,
+    "serve-bot": cmd_serve_bot,
 }
 
 

@@ -141,10 +141,11 @@ def test_malformed_journals_are_one_line_errors(
     tmp_path, capsys, journal_lines, line, change, message
 ):
     path = _write(tmp_path / "bad.jsonl", _mutated(journal_lines, line, change))
+    game = json.loads(journal_lines[line]).get("id", 1)  # show reads up to its game
     for argv in (
         ["match", "--resume", "--journal", path],
         ["match", "greedy", "random", "--games", "4", "--seed", "1", "--journal", path],
-        ["show", path, "--game", "1"],
+        ["show", path, "--game", str(game)],
     ):
         text = _one_line_error(*run(capsys, *argv))
         assert message in text, (argv, text)
@@ -161,7 +162,8 @@ def test_a_resume_line_for_other_bots_is_an_error(tmp_path, capsys, journal_line
     )
     text = _one_line_error(*run(capsys, "match", "--resume", "--journal", path))
     assert "line 4: a resume line for another match: bots" in text
-    text = _one_line_error(*run(capsys, "show", path, "--game", "3"))
+    last = str(json.loads(journal_lines[-1])["id"])  # a game after the resume line
+    text = _one_line_error(*run(capsys, "show", path, "--game", last))
     assert "a resume line for another match" in text
 
 

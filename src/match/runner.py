@@ -57,6 +57,7 @@ __all__ = [
     "installed_plugins",
     "load_plugins",
     "new_secret",
+    "parse_tc",
     "play_game",
     "play_games",
     "plan",
@@ -91,7 +92,9 @@ class MatchConfig:
     limit); ``plugins``: modules registered as bones plugins in every worker (bots that
     are not installed as entry points); ``secret``: the key of the bots' seeds (hex; drawn
     at random for a new match and kept in the journal; ``None`` in a journal written
-    before bones had it: the old unkeyed seeds)."""
+    before bones had it: the old unkeyed seeds); ``isolate``: every bot runs as a child
+    process over the bones-bot protocol (``python -m bones.protocol.server SPEC``);
+    ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none)."""
 
     bots: tuple[str, ...]
     variant: str = "straight"
@@ -105,6 +108,8 @@ class MatchConfig:
     sprt: SPRT | None = None
     plugins: tuple[str, ...] = ()
     secret: str | None = None
+    isolate: bool = False
+    tc: str | None = None
 
     #: The fields that decide which games are played and how: a journal can only be
     #: resumed with the same values (``games``, ``timeout`` and ``sprt`` may change; the
@@ -125,6 +130,8 @@ class MatchConfig:
             "sprt": None if self.sprt is None else self.sprt.to_dict(),
             "plugins": list(self.plugins),
             "secret": self.secret,
+            "isolate": self.isolate,
+            "tc": self.tc,
         }
 
     @classmethod
@@ -164,6 +171,10 @@ class MatchConfig:
         secret = get("secret", (str, type(None)), None)
         if secret is not None and not _SECRET.fullmatch(secret):
             raise MatchError("config 'secret' must be 32 to 128 hex digits")
+        tc = get("tc", (str, type(None)), None)
+        if tc is not None:
+            parse_tc(tc)
+            tc = "".join(tc.split())
         return cls(
             bots=tuple(bots),
             variant=get("variant", str),
@@ -177,6 +188,8 @@ class MatchConfig:
             sprt=sprt,
             plugins=tuple(plugins),
             secret=secret,
+            isolate=get("isolate", bool, False),
+            tc=tc,
         )
 
     def identity(self) -> dict[str, Any]:
@@ -207,6 +220,26 @@ class MatchConfig:
 
 _MISSING = object()
 _SECRET = re.compile(r"[0-9a-f]{32,128}")
+
+
+_TC = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+)\s*)?")
+
+
+def parse_tc(text: str) -> tuple[float, float]:
+    """``"10+0.1"`` -> ``(10.0, 0.1)``: a time control of GAME_SECONDS per game plus
+    INCREMENT seconds after each move (``"60"``: no increment); :class:`MatchError`
+    otherwise."""
+    match = _TC.fullmatch(text) if isinstance(text, str) else None
+    if match is None or not float(match.group(1)) > 0:
+        raise MatchError(
+            f"--tc takes GAME_SECONDS+INCREMENT, GAME_SECONDS > 0 (e.g. 10+0.1, or 60 for "
+            f"no increment); got {text!r}"
+        )
+    return float(match.group(1)), float(match.group(2) or 0)
+
+
+def _tc_text(tc: tuple[float, float]) -> str:
+    return f"{tc[0]:g}+{tc[1]:g}"
 
 
 def _short(value: Any) -> str:
@@ -328,6 +361,9 @@ class Plan:
     sides: tuple[tuple[int, ...], ...]
     labels: tuple[str, ...]
     schedule: Schedule
+    #: The command of each bot that runs as a child process (``cmd:`` specs, every bot
+    #: with ``isolate``), else None.
+    commands: tuple[tuple[str, ...] | None, ...] = ()
 
     def task(self, gid: int) -> dict[str, Any]:
         """The plain-data task of game ``gid``."""
@@ -353,7 +389,18 @@ class Plan:
             "seats": [c.bots[b] for b in seat_bots],
             "bot_seeds": [bot_seed(seed, seat, c.secret) for seat in range(c.players)],
             "timeout": c.timeout,
+            **self._extras(seat_bots),
         }
+
+    def _extras(self, seat_bots: Sequence[int]) -> dict[str, Any]:
+        """The task's fields for external bots and clocks (none without them, so that a
+        match of in-process bots plays exactly as before)."""
+        out: dict[str, Any] = {}
+        if any(self.commands[b] is not None for b in seat_bots):
+            out["commands"] = [self.commands[b] for b in seat_bots]
+        if self.config.tc is not None:
+            out["tc"] = parse_tc(self.config.tc)
+        return out
 
 
 def load_plugins(modules: Sequence[str]) -> None:
@@ -410,13 +457,25 @@ def trusted_plugins(named: Sequence[str], given: Sequence[str], where: str) -> t
     return tuple(named)
 
 
-def _labels(bots: Sequence[str]) -> tuple[str, ...]:
-    counts: dict[str, int] = {}
+def _labels(bots: Sequence[str], names: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The bots' names in tables: the spec, or for an external bot (``cmd:``) the name it
+    gave in its hello (``names``) or else its command line; made unique with ``#1``,
+    ``#2``."""
+    from ..bot import COMMAND_PREFIX
+
+    names = names or {}
+    bases = []
     for spec in bots:
+        if spec.startswith(COMMAND_PREFIX):
+            bases.append(names.get(spec) or spec[len(COMMAND_PREFIX) :].strip())
+        else:
+            bases.append(spec)
+    counts: dict[str, int] = {}
+    for spec in bases:
         counts[spec] = counts.get(spec, 0) + 1
     seen: dict[str, int] = {}
     out = []
-    for spec in bots:
+    for spec in bases:
         if counts[spec] > 1:
             seen[spec] = seen.get(spec, 0) + 1
             out.append(f"{spec}#{seen[spec]}")
@@ -425,9 +484,23 @@ def _labels(bots: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def plan(config: MatchConfig) -> Plan:
+def bot_command(spec: str, isolate: bool = False) -> tuple[str, ...] | None:
+    """The command that runs the bot of ``spec`` as a child process: a ``cmd:`` spec's
+    own, or with ``isolate`` the protocol server serving the spec; None: in process."""
+    from ..bot import command_of
+
+    command = command_of(spec)
+    if command is not None:
+        return tuple(command)
+    if isolate:
+        return (sys.executable, "-m", "bones.protocol.server", spec)
+    return None
+
+
+def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
     """Check ``config`` and make its schedule; :class:`MatchError` (or
-    :class:`~bones.OptionError`) with one line saying what is allowed."""
+    :class:`~bones.OptionError`) with one line saying what is allowed.  ``names``: the
+    names external bots gave in their hello (spec -> name), for the labels."""
     from .. import registry
     from ..bot import check_spec
 
@@ -445,6 +518,8 @@ def plan(config: MatchConfig) -> Plan:
         raise MatchError(
             f"--timeout must be > 0 seconds (0 on the command line: no limit); got {config.timeout}"
         )
+    if config.tc is not None:
+        parse_tc(config.tc)
     k = len(config.bots)
     if k < 2:
         raise MatchError(f"a match takes at least 2 bots; got {k}")
@@ -485,7 +560,8 @@ def plan(config: MatchConfig) -> Plan:
             f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
             f"{schedule.total:,} ({len(encounters)} encounter(s))"
         )
-    return Plan(config, sides, _labels(config.bots), schedule)
+    commands = tuple(bot_command(spec, config.isolate) for spec in config.bots)
+    return Plan(config, sides, _labels(config.bots, names), schedule, commands)
 
 
 # ---------------------------------------------------------------------------------------
@@ -643,6 +719,10 @@ class _Guard:
       :class:`~bones.bot.BotError` of this seat; only the user's own Ctrl-C passes.
     """
 
+    #: Whether the bot is an external one (an ``ExternalBot``, which keeps its own
+    #: deadlines: no SIGALRM, no timing here, and its faults pass unchanged).
+    external = False
+
     def __init__(self, bot: Any, seat: int, name: str, timeout: float | None, alarm: bool) -> None:
         self.bot = bot
         self.name = name
@@ -677,8 +757,8 @@ class _Guard:
                     f"{self.timeout:g}s (interrupted)",
                 ) from None
         except BotError as exc:
-            if isinstance(exc, _move_timeout()) and exc.seat == self.seat:
-                raise
+            if exc.seat == self.seat and (isinstance(exc, _move_timeout()) or self.external):
+                raise  # its own timeout, or an external bot's fault (ExternalBotError)
             raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
         except KeyboardInterrupt as exc:
             if _USER_INTERRUPT:
@@ -718,11 +798,141 @@ class _Guard:
         self._call(_END_GAME, args, True)
 
 
+class _ClockGuard(_Guard):
+    """A guard with a clock for the game (``--tc GAME+INC``): each move may take at most
+    the clock's time left (and the time per move, if any); its time is subtracted from
+    the clock and the increment added after it.  An in-process bot is interrupted by
+    SIGALRM at that limit; an external bot gets it as its move time (``time_left_ms``)
+    and its own deadline.  A clock that runs out is a timeout."""
+
+    def __init__(
+        self,
+        bot: Any,
+        seat: int,
+        name: str,
+        timeout: float | None,
+        alarm: bool,
+        tc: tuple[float, float],
+        external: bool,
+    ) -> None:
+        super().__init__(bot, seat, name, None if external else timeout, alarm and not external)
+        self.external = external
+        self.can_alarm = alarm and not external
+        self.move_limit = timeout
+        self.tc = tc
+        self.clock = float(tc[0])
+
+    def choose(self, *args: Any) -> Any:
+        left = self.clock
+        cap = self.move_limit
+        on_clock = cap is None or left < cap
+        limit = left if on_clock else cap
+        saved = self.timeout, self.alarm
+        if self.external:
+            self.bot.move_time = max(limit, 0.001)  # type: ignore[type-var]
+        else:
+            self.timeout, self.alarm = limit, self.can_alarm
+        start = time.perf_counter()
+        try:
+            move = self._call(_CHOOSE, args, True)
+        except BotError as exc:
+            if on_clock and not self.external and isinstance(exc, _move_timeout()):
+                raise _move_timeout()(
+                    self.seat,
+                    f"{self.name} ran out of time on its clock ({left:.3f}s left, --tc "
+                    f"{_tc_text(self.tc)}): {exc.message}",
+                ) from None
+            raise
+        finally:
+            self.timeout, self.alarm = saved
+        elapsed = time.perf_counter() - start
+        if elapsed > left:
+            raise _move_timeout()(
+                self.seat,
+                f"{self.name} ran out of time on its clock: {elapsed:.3f}s for a move with "
+                f"{left:.3f}s left (--tc {_tc_text(self.tc)})",
+            )
+        self.clock = left - elapsed + self.tc[1]
+        return move
+
+
+def _external_kind(exc: BaseException) -> str | None:
+    """The fault kind of an external bot's error (``crash``, ``timeout``, ``bad_frame``,
+    ``illegal``), else None."""
+    from ..protocol.client import FAULTS, ExternalBotError
+
+    if isinstance(exc, ExternalBotError) and exc.kind in FAULTS:
+        return exc.kind
+    return None
+
+
+#: This process's external bots between games, by command: a process is kept for the
+#: next game of the same command (restarted after a fault), closed at exit.
+_IDLE_EXTERNAL: dict[tuple[str, ...], list[Any]] = {}
+_EXTERNAL_LOCK = threading.Lock()
+_EXTERNAL_AT_EXIT: list[Any] = []
+
+
+def _close_externals() -> None:
+    with _EXTERNAL_LOCK:
+        bots = [bot for idle in _IDLE_EXTERNAL.values() for bot in idle]
+        _IDLE_EXTERNAL.clear()
+    for bot in bots:
+        with contextlib.suppress(Exception):
+            bot.close(grace=0.2)
+
+
+def _take_external(command: tuple[str, ...], seat: int, seed: int, timeout: float | None) -> Any:
+    """An external bot running ``command`` for ``seat`` of a game: an idle one of this
+    process (restarted if its process is gone: after a fault) or a new one.  Its fault
+    in the handshake is an :class:`ExternalBotError` of ``seat``."""
+    from ..protocol.client import ExternalBot, ExternalBotError
+
+    with _EXTERNAL_LOCK:
+        idle = _IDLE_EXTERNAL.get(command)
+        bot = idle.pop() if idle else None
+        if not _EXTERNAL_AT_EXIT:
+            import multiprocessing.util
+
+            # workers end with os._exit: atexit does not run, multiprocessing's finalizers do
+            _EXTERNAL_AT_EXIT.append(
+                multiprocessing.util.Finalize(None, _close_externals, exitpriority=10)
+            )
+    limit = _hard_limit(timeout)
+    handshake = 10.0 if limit is None else max(1.0, min(10.0, limit - 1.0))
+    if bot is None:
+        bot = ExternalBot(list(command), handshake_time=handshake, start=False)
+    bot.seed = seed
+    bot.move_time = timeout
+    bot.hook_time = timeout
+    try:
+        if not bot.alive:
+            bot.restart()
+    except ExternalBotError as exc:
+        raise ExternalBotError(seat, exc.message, exc.kind) from None
+    bot.seat = seat
+    return bot
+
+
+def _give_back(bot: Any, finished: bool) -> None:
+    """Return an external bot after its game; one whose game did not end normally is
+    closed (a fresh process plays its next game)."""
+    if not finished:
+        with contextlib.suppress(Exception):
+            bot.close(grace=0.1)
+    with _EXTERNAL_LOCK:
+        _IDLE_EXTERNAL.setdefault(tuple(bot.command), []).append(bot)
+
+
 def _forfeit(exc: Exception) -> dict[str, Any]:
     """``{"seat", "reason", "detail"}`` of a BotError: timeout, crash (a hook raised) or
-    illegal (choose answered something that is not a legal move)."""
+    illegal (choose answered something that is not a legal move); an external bot's
+    fault: its kind (crash, timeout, bad_frame, illegal)."""
     seat = int(getattr(exc, "seat", -1))
-    if isinstance(exc, _move_timeout()):
+    kind = _external_kind(exc)
+    if kind is not None:
+        reason = kind
+    elif isinstance(exc, _move_timeout()):
         reason = "timeout"
     elif exc.__cause__ is not None:
         reason = "crash"
@@ -874,22 +1084,43 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     timeout = task.get("timeout")
     alarm = timeout is not None and _alarm_usable()
     options = dict(task["options"])
+    commands = task.get("commands")
+    tc = task.get("tc")
+    if tc is not None:
+        alarm = _alarm_usable()
     rounds: list[dict[str, Any]] = []
     forfeit = None
     guards: list[_Guard] = []
     game = None
+    finished = False
     try:
         game = new_game(task["variant"], n, int(task["seed"]), **options)
         for seat, spec in enumerate(task["seats"]):
             name = str(spec).partition(":")[0].strip() or str(spec)  # the registered name
-            guard = _Guard(None, seat, name, timeout, alarm)
+            command = None if commands is None else commands[seat]
             seed = int(task["bot_seeds"][seat])
-            try:
-                guard.bot = guard._call(
-                    _INIT, (lambda g=guard, s=spec, x=seed: _make(g, s, x),), True
+            guard: _Guard
+            if command is not None:  # an external bot: it keeps its own deadlines
+                if tc is not None:
+                    guard = _ClockGuard(None, seat, name, timeout, False, tuple(tc), True)
+                else:
+                    guard = _Guard(None, seat, name, None, False)
+                    guard.external = True
+                make: Any = lambda c=tuple(command), s=seat, x=seed: _take_external(  # noqa: E731
+                    c, s, x, timeout
                 )
+            else:
+                if tc is not None:
+                    guard = _ClockGuard(None, seat, name, timeout, alarm, tuple(tc), False)
+                else:
+                    guard = _Guard(None, seat, name, timeout, alarm)
+                make = lambda g=guard, s=spec, x=seed: _make(g, s, x)  # noqa: E731
+            try:
+                guard.bot = guard._call(_INIT, (make,), True)
+                if guard.external:
+                    guard.name = getattr(guard.bot.info, "name", None) or name
             except BotError as exc:
-                if isinstance(exc, _move_timeout()):
+                if isinstance(exc, _move_timeout()) or guard.external:
                     raise
                 raise BotError(seat, f"bot {spec!r} could not be made: {exc.message}") from exc
             guards.append(guard)
@@ -906,6 +1137,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 break
         for guard in guards:
             guard.end_game(tuple(game.scores), tuple(game.winners))
+        finished = True
     except BotError as exc:
         fault = _scorer_fault(exc, str(task["variant"]))
         if fault is not None:  # the bot asked points_after and the variant's scorer raised
@@ -920,6 +1152,10 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
             task, _engine_error(exc, str(task["variant"])), time.perf_counter() - start
         )
     finally:
+        if commands is not None:
+            for guard in guards:
+                if guard.external:
+                    _give_back(guard.bot, finished)
         _release(guards, watch)
         if watch is not None:
             watch.idle()
@@ -1118,6 +1354,52 @@ def _hard_limit(timeout: float | None) -> float | None:
     return timeout + max(timeout, 5.0)
 
 
+def _watch_limit(config: MatchConfig) -> float | None:
+    """The watchdog's hard limit for a match: from the time per move or, with only a
+    clock (``--tc``), from the most a clock may plausibly hold."""
+    timeout = config.timeout
+    if timeout is None and config.tc is not None:
+        base, inc = parse_tc(config.tc)
+        timeout = base + 1000 * inc
+    return _hard_limit(timeout)
+
+
+def _one_line(message: str) -> str:
+    """An external bot's error message on one line: the last line of its stderr only."""
+    head, _, tail = message.partition("; its stderr ends with:\n")
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    head = " ".join(head.split())
+    return f"{head}; its stderr ends with: {lines[-1]}" if lines else head
+
+
+def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[str, str]:
+    """Start every bot of ``config`` that runs as a child process (``cmd:`` specs; all of
+    them with ``isolate``), check its handshake, and close it: the name each gave in its
+    hello, by spec.  :class:`MatchError` (one line) for a bot that fails."""
+    specs = list(dict.fromkeys(config.bots))
+    commands = {spec: bot_command(spec, config.isolate) for spec in specs}
+    wanted = [spec for spec in specs if commands[spec] is not None]
+    if not wanted:
+        return {}
+    from ..protocol.client import ExternalBot, ExternalBotError
+
+    bots = {
+        spec: ExternalBot(list(commands[spec] or ()), handshake_time=handshake_time, start=False)
+        for spec in wanted
+    }
+    try:
+        ExternalBot.start_all(list(bots.values()))
+    except ExternalBotError as exc:
+        spec = next((s for s, b in bots.items() if b.fault is exc), wanted[0])
+        raise MatchError(
+            f"bot {spec!r} failed its handshake ({exc.kind}): {_one_line(exc.message)}"
+        ) from None
+    finally:
+        for bot in bots.values():
+            bot.close(grace=0.2)
+    return {spec: bot.info.name for spec, bot in bots.items() if bot.info is not None}
+
+
 def _killed_record(plan: Plan, gid: int, seat: int, hook: int, limit: float) -> dict[str, Any]:
     if seat < 0:
         return error_record(
@@ -1137,7 +1419,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     plan = state.plan
     queue = list(pending)
     position = 0
-    limit = _hard_limit(plan.config.timeout)
+    limit = _watch_limit(plan.config)
     own = executor is None
     pool = _Pool(jobs, plan.config.plugins) if own else None
     ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
@@ -1209,7 +1491,7 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
     pool = _Pool(1, plan.config.plugins)
     try:
         fut = pool.executor.submit(play_games, [plan.task(gid)])
-        limit = _hard_limit(plan.config.timeout)
+        limit = _watch_limit(plan.config)
         while True:
             try:
                 records = fut.result(timeout=0.25)
@@ -1277,6 +1559,7 @@ def run_match(
 
     path = os.fspath(journal) if journal is not None else config.default_journal()
     plan(config)  # check everything before touching the journal
+    names = check_external(config)  # and every external bot's handshake
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise MatchError(f"--jobs must be >= 1; got {jobs}")
@@ -1307,7 +1590,7 @@ def run_match(
                 reader = None  # an empty file or a cut-short header: a new match
             if config.secret is None:
                 config = _replace(config, secret=new_secret())
-        the_plan = plan(config)
+        the_plan = plan(config, names)
         total = the_plan.schedule.total
         tally = LiveTally(
             the_plan.labels,
