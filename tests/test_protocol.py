@@ -265,7 +265,7 @@ def test_the_server_exits_on_a_bad_spec_with_a_clear_message():
     assert "status 2" in info.value.message
 
 
-def test_fast_observations_equal_from_msgpack_in_every_variant():
+def test_fast_observations_equal_from_msgpack_in_every_variant(fresh_registry):
     from bones.observation import SCHEMA_VERSION
     from bones.protocol.client import _SCHEMA_VERSION
 

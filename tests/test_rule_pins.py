@@ -535,3 +535,16 @@ def test_pentanomial_variance_is_the_population_variance():
     # half the pairs LL, half WW: unit scores 0 and 1, mean 1/2, variance 1/4 (not 1/3)
     e = pentanomial_estimate([2, 0, 0, 0, 2])
     assert e.score == 0.5 and e.variance == pytest.approx(0.25) and e.n == 4
+
+
+def test_kozel_seat_value_lone_zero_double_only():
+    # the seat values Game.next_round gives next_leader (fish_winner: the lightest leads)
+    from bones.game import _seat_value
+
+    def value(tiles, lone=25):
+        return _seat_value([bones.Tile.parse(t) for t in tiles.split()], lone)
+
+    assert value("0-0") == 25 and value("0-0", 10) == 10
+    assert value("3-0") == 3 and value("6-0") == 6  # a lone x-0 is only its pips
+    assert value("0-0 2-1") == 3
+    assert value("0-0", None) == 0

@@ -210,10 +210,13 @@ class MatchConfig:
 
     def default_journal(self) -> str:
         """A file name for the journal, made from the match: bots, variant, players, seed."""
-        safe = [
-            "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.replace(":", "_"))
-            for spec in self.bots
-        ]
+        safe = []
+        for spec in self.bots:
+            name = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.replace(":", "_"))
+            if spec.startswith("cmd:") and len(name) > 40:  # a long command line: cut, hashed
+                digest = hashlib.blake2b(spec.encode("utf-8", "replace"), digest_size=4)
+                name = f"{name[:31]}-{digest.hexdigest()}"
+            safe.append(name)
         fmt = "" if self.format == "head-to-head" else f"-{self.format}"
         return f"{'-vs-'.join(safe)}{fmt}-{self.variant}{self.players}-seed{self.seed}.jsonl"
 
