@@ -548,3 +548,29 @@ def test_kozel_seat_value_lone_zero_double_only():
     assert value("3-0") == 3 and value("6-0") == 6  # a lone x-0 is only its pips
     assert value("0-0 2-1") == 3
     assert value("0-0", None) == 0
+
+
+# A Kozel round (found by a search) whose line shows 0 at both ends once all seven 0-tiles
+# are down, with 6 tiles still in the bazaar.
+FISH_HANDS = ["1-0 6-0 1-1 4-3 5-3 6-3 6-6", "3-0 5-0 5-1 6-1 2-2 6-2 6-5"]
+FISH_STOCK = "4-4 6-4 2-0 2-1 3-2 5-2 4-0 0-0 5-4 4-2 4-1 5-5 3-3 3-1"
+FISH_MOVES = (
+    "6-6 6-2@W 6-3@E 3-0@E 1-0@E 6-1@E 6-0@E 2-2@W 2-0@W 5-0@W 5-3@W 3-2@W 5-2@W 6-5@W "
+    "6-4@W 4-0@W 0-0@W"
+)
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_structural_fish_early(early):
+    r = bones.Round.from_deal(
+        "kozel",
+        [h.split() for h in FISH_HANDS],
+        stock=FISH_STOCK.split(),
+        leader=None,
+        moves=FISH_MOVES.split(),
+        structural_fish_early=early,
+    )
+    assert dict(r.ends) == {"W": 0, "E": 0}
+    assert r.is_over and r.result.reason == "blocked"
+    # early: the bazaar stays undrawn; else the next player draws all 6 tiles in vain
+    assert r.stock_size == (6 if early else 0)
