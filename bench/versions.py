@@ -1,6 +1,7 @@
 """Two builds of bones side by side: is a change free for the core and the Python loop?
 
     python bench/versions.py BASE_TREE [NEW_TREE] [--rounds 7] [--budget 1] [--json FILE]
+    python bench/versions.py BASE_TREE [NEW_TREE] --instructions   # callgrind counts
 
 A tree is a source checkout whose core is built in place (``python setup.py build_ext
 --inplace`` makes ``build/cython-include/bones``, the import path this script uses).
@@ -16,6 +17,10 @@ inside each round and the report gives its median and its range over the rounds.
 workloads come from this checkout's ``workloads.py`` and run the same Python code against
 either build: the core's random playouts (block 2p, straight 4p), the Python
 ``legal_moves``/``play`` loop (block 2p and 4p) and the msgpack round trip.
+
+``--instructions`` counts instead of timing: each workload runs a fixed amount of work
+under ``valgrind --tool=callgrind`` (with ``PYTHONHASHSEED=0``), less a run that only starts
+up, so the counts repeat exactly from run to run whatever else the machine is doing.
 """
 
 from __future__ import annotations
@@ -61,6 +66,62 @@ print(json.dumps(out))
 """
 
 
+# Runs inside the child under callgrind: a fixed amount of one workload ("none": start-up).
+_CHILD_FIXED = """
+import sys
+sys.path.insert(0, {bench!r})
+import workloads as wl
+what = {what!r}
+r, _, _ = wl.bones_midgame()
+if what == "core_block2":
+    wl.core_playouts("block", 2, 20000, 1)
+elif what == "core_straight4":
+    wl.core_playouts("straight", 4, 20000, 1)
+elif what == "loop_block2":
+    wl.bones_loop("block", 2, 2000, 1)
+elif what == "loop_block4":
+    wl.bones_loop("block", 4, 2000, 1)
+elif what == "roundtrip":
+    f = wl.bones_roundtrip(r)
+    for _ in range(3000):
+        f()
+"""
+#: what each fixed workload does, to turn its count into a count per unit
+_FIXED_UNITS = {
+    "core_block2": "20,000 rounds",
+    "core_straight4": "20,000 rounds",
+    "loop_block2": "2,000 rounds",
+    "loop_block4": "2,000 rounds",
+    "roundtrip": "3,000 round trips",
+}
+
+
+def instructions(tree: Path, what: str) -> int:
+    """Instructions callgrind counts for the fixed workload ``what`` on ``tree``."""
+    env = dict(os.environ, PYTHONPATH=str(import_path(tree)), PYTHONHASHSEED="0")
+    code = _CHILD_FIXED.format(bench=str(HERE), what=what)
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
+    done = subprocess.run([*cmd, "-c", code], env=env, capture_output=True, text=True, check=False)
+    for line in done.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise SystemExit(f"{tree}: callgrind gave no count for {what}:\n{done.stderr[-2000:]}")
+
+
+def report_instructions(trees: dict[str, Path]) -> None:
+    start = {name: instructions(tree, "none") for name, tree in trees.items()}
+    print(f"base: {trees['base']}\nnew:  {trees['new']}")
+    print("instructions (callgrind, PYTHONHASHSEED=0), start-up subtracted\n")
+    print(f"{'workload':42} {'fixed work':>18} {'base':>14} {'new':>14}  new/base")
+    for key, label, _ in WORKLOADS:
+        count = {n: instructions(t, key) - start[n] for n, t in trees.items()}
+        print(
+            f"{label:42} {_FIXED_UNITS[key]:>18} {count['base']:14,} {count['new']:14,}  "
+            f"{count['new'] / count['base']:.4f}"
+        )
+    print("\n(new/base < 1: the new tree runs fewer instructions)")
+
+
 def import_path(tree: Path) -> Path:
     path = tree / "build" / "cython-include"
     if not (path / "bones" / "core").is_dir() or not any((tree / "src" / "core").glob("*.so")):
@@ -89,8 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per workload")
     parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions with callgrind"
+    )
     args = parser.parse_args(argv)
     trees = {"base": args.base.resolve(), "new": args.new.resolve()}
+    if args.instructions:
+        report_instructions(trees)
+        return 0
     samples: dict[str, list[dict]] = {"base": [], "new": []}
     for i in range(args.rounds):
         for name, tree in trees.items():

@@ -15,6 +15,7 @@ cdef class Round:
 
     cdef void _replay(self, const uint32_t* codes, int n) except *
     cdef void _play_code(self, uint32_t code) except *
+    cdef void _play_scored(self, uint32_t code) except *
     cdef int _python_points(self, uint32_t code, int count) except? -1
     cdef void _ply_events(self, int i) except *
     cdef void _forget_events(self, int plies) except *

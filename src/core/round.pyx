@@ -391,15 +391,20 @@ cdef class Round:
 
     cdef void _play_code(self, uint32_t code) except *:
         """Make a legal move; atomic: when it raises, the round is as before."""
-        cdef Ply* p
-        cdef int points
         if self._scoring:
             self._check_idle()
         if self.st.n_plies >= MAX_PLIES:
             raise IllegalMove(f"{move_of(code)}: a round holds at most {MAX_PLIES} moves")
         if not self.rules.c.python_scorer:
             play(self.st, code)
-            return
+        else:
+            self._play_scored(code)
+
+    cdef void _play_scored(self, uint32_t code) except *:
+        """``_play_code`` for a variant with a Python move_scorer (kept apart so that the
+        common path stays short)."""
+        cdef Ply* p
+        cdef int points
         apply_move(self.st, code)
         p = &self.st.plies[self.st.n_plies - 1]
         if kind_of(code) <= KIND_DOUBLE_DOUBLE:
