@@ -48,8 +48,8 @@ from bones.core.state cimport (
     OVER_TARGET, PLAYING, Ply, State, find_move, kind_of, lay, open_mask, play, state_init,
 )
 from bones.core.state cimport opening as opening_rule
-from bones.core.tiles cimport DOUBLE_OF, DOUBLES_MASK, PIP_MASK, TILE_HI, TILE_LO
-from bones.core.tiles cimport popcount, tile_pips
+from bones.core.tiles cimport DOUBLE_OF, DOUBLES_MASK, TILE_HI, TILE_LO
+from bones.core.tiles cimport bad_hand, popcount, tile_pips
 
 cdef enum:
     T_DEAL = 0                   # time of the deal
@@ -586,16 +586,6 @@ cdef u128 below128(uint64_t* rng, u128 n) noexcept nogil:
         x &= mask
         if x < n:
             return x
-
-
-cdef inline bint bad_hand(uint32_t h) noexcept nogil:
-    cdef int p
-    if popcount(h & DOUBLES_MASK) >= 5:
-        return True
-    for p in range(7):
-        if popcount(h & PIP_MASK[p]) >= 6:
-            return True
-    return False
 
 
 cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogil:

@@ -10,7 +10,7 @@ from bones.core.rules cimport (
 )
 from bones.core.tiles cimport (
     ALL_TILES, DOUBLE_OF, DOUBLES_MASK, PIP_MASK, TILE_HI, TILE_LO, ctz, mask_pips,
-    popcount, tile_pips,
+    bad_hand, popcount, tile_pips,
 )
 
 
@@ -535,17 +535,6 @@ cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint
     s.status = PLAYING
     s.n_plies = 0
     gen_moves(s)
-
-
-cdef inline bint bad_hand(uint32_t h) noexcept nogil:
-    """Kozel's redeal rule: five or more doubles, or six or more tiles of one number."""
-    cdef int p
-    if popcount(h & DOUBLES_MASK) >= 5:
-        return True
-    for p in range(7):
-        if popcount(h & PIP_MASK[p]) >= 6:
-            return True
-    return False
 
 
 cdef void deal_random(State* s, const Rules* r, uint64_t* rng, const int32_t* scores,

@@ -48,6 +48,17 @@ cdef extern from *:
     int tile_index "bones_tile_index"(int a, int b) noexcept nogil
 
 
+cdef inline bint bad_hand(uint32_t h) noexcept nogil:
+    """Kozel's redeal rule: five or more doubles, or six or more tiles of one number."""
+    cdef int p
+    if popcount(h & DOUBLES_MASK) >= 5:
+        return True
+    for p in range(7):
+        if popcount(h & PIP_MASK[p]) >= 6:
+            return True
+    return False
+
+
 cdef class Tile:
     cdef readonly int index      # 0..27
     cdef readonly int high       # the larger half
