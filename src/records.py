@@ -88,17 +88,26 @@ def unpack_message(
     return obj
 
 
-def check_depth(obj: object, max_depth: int, what: str) -> None:
-    """``ValueError`` if ``obj`` nests lists and maps deeper than ``max_depth`` (the top
-    container is depth 1); iterative, so a deep value cannot exhaust the stack."""
+def depth_ok(obj: object, max_depth: int) -> bool:
+    """Whether ``obj`` nests lists and maps (keys included) at most ``max_depth`` deep (the
+    top container is depth 1); iterative, so a deep value cannot exhaust the stack."""
+    if type(obj) is dict and not any(type(v) is dict or type(v) is list for v in obj.values()):
+        return max_depth >= 1  # the common case: a flat map (a protocol frame)
     stack: list[tuple[object, int]] = [(obj, 0)]
     while stack:
         value, depth = stack.pop()
         if isinstance(value, (list, dict)):
             depth += 1
             if depth > max_depth:
-                raise ValueError(f"{what}: nested deeper than {max_depth} levels")
+                return False
             items = value.values() if isinstance(value, dict) else value
             stack.extend((item, depth) for item in items)
             if isinstance(value, dict):
                 stack.extend((key, depth) for key in value)
+    return True
+
+
+def check_depth(obj: object, max_depth: int, what: str) -> None:
+    """``ValueError`` starting with ``what`` if ``obj`` fails :func:`depth_ok`."""
+    if not depth_ok(obj, max_depth):
+        raise ValueError(f"{what}: nested deeper than {max_depth} levels")

@@ -18,6 +18,8 @@ from typing import Any, BinaryIO
 
 import msgpack
 
+from ..records import depth_ok
+
 __all__ = [
     "HEADER",
     "MAX_DEPTH",
@@ -75,27 +77,6 @@ def write_frame(stream: BinaryIO | int, obj: Any) -> None:
         stream.flush()
 
 
-def _depth_ok(obj: dict[str, Any], max_depth: int) -> bool:
-    """Whether ``obj`` nests lists and maps at most ``max_depth`` deep (iterative)."""
-    for value in obj.values():  # the common case first: a flat message
-        if type(value) is dict or type(value) is list:
-            break
-    else:
-        return True
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        value, depth = pop()
-        if depth > max_depth:
-            return False
-        items = value.values() if type(value) is dict else value
-        for item in items:
-            kind = type(item)
-            if kind is dict or kind is list:
-                push((item, depth + 1))
-    return True
-
-
 def decode_body(
     body: bytes | bytearray | memoryview, max_depth: int = MAX_DEPTH, strict_map_key: bool = True
 ) -> dict[str, Any]:
@@ -120,7 +101,7 @@ def decode_body(
         raise ProtocolError(f"a message must be a msgpack map; got {_kind(obj)}")
     if not strict_map_key and any(type(key) is not str for key in obj):
         raise ProtocolError("the keys of a message must be strings")
-    if not _depth_ok(obj, max_depth):
+    if not depth_ok(obj, max_depth):
         raise ProtocolError(f"a message nests arrays and maps deeper than {max_depth} levels")
     return obj
 

@@ -32,26 +32,26 @@ _TILES: dict[str, Any] = {}
 _CACHE_LIMIT = 4096
 
 
-def _move(text: str) -> Any:
-    move = _MOVES.get(text)
-    if move is None:
-        from ..core.moves import Move
+def _parsed(cache: dict[str, Any], parse: Callable[[str], Any], text: str) -> Any:
+    """``parse(text)``, remembered in ``cache`` (bounded: a bot may see any text)."""
+    value = cache.get(text)
+    if value is None:
+        value = parse(text)
+        if len(cache) < _CACHE_LIMIT:
+            cache[text] = value
+    return value
 
-        move = Move.parse(text)
-        if len(_MOVES) < _CACHE_LIMIT:
-            _MOVES[text] = move
-    return move
+
+def _move(text: str) -> Any:
+    from ..core.moves import Move
+
+    return _parsed(_MOVES, Move.parse, text)
 
 
 def _tile(text: str) -> Any:
-    tile = _TILES.get(text)
-    if tile is None:
-        from ..core.tiles import Tile
+    from ..core.tiles import Tile
 
-        tile = Tile.parse(text)
-        if len(_TILES) < _CACHE_LIMIT:
-            _TILES[text] = tile
-    return tile
+    return _parsed(_TILES, Tile.parse, text)
 
 
 def decode_observation(data: bytes, strict: bool = False) -> Any:
