@@ -10,6 +10,7 @@ import msgpack
 from .core.moves import Move
 from .core.round import Round, points_after
 from .core.rules import compile_rules
+from .core.seatview import SeatView
 from .core.tiles import Tile
 from .records import Event, unpack_message
 from .registry import variant as lookup_variant
@@ -17,10 +18,27 @@ from .registry import variant as lookup_variant
 SCHEMA_VERSION = 1
 
 
-class Observation:
+class Observation(SeatView):
     """Everything seat ``seat`` may know, and nothing more: its own hand, the table, the
     public events, hand sizes, the boneyard's size and the scores.  Other hands and the
-    boneyard's order are never in it."""
+    boneyard's order are never in it.  (The fields live in the compiled base class, so
+    that ``Round.observation`` builds one without calling Python code.)"""
+
+    seat: int
+    side: int
+    variant: str
+    options: dict[str, Any]
+    players: int
+    hand: tuple[Tile, ...]
+    hand_sizes: tuple[int, ...]
+    stock_size: int
+    ends: tuple[tuple[str, int], ...]
+    layout: tuple[Move, ...]
+    count: int
+    events: tuple[Event, ...]
+    scores: tuple[int, ...]
+    to_move: int | None
+    legal_moves: tuple[Move, ...]
 
     #: The public fields, in msgpack order.
     FIELDS = (
@@ -40,7 +58,10 @@ class Observation:
         "to_move",
         "legal_moves",
     )
-    __slots__ = (*FIELDS, "_points")
+    #: ``_points``: points_after of each legal move, computed on first use (unset until
+    #: then: ``Round.observation`` does not call ``__init__``).
+    __slots__ = ("_points",)
+    _points: dict[Move, int]
 
     def __init__(
         self,
@@ -76,7 +97,6 @@ class Observation:
         self.scores = scores
         self.to_move = to_move
         self.legal_moves = legal_moves
-        self._points: dict[Move, int] | None = None  # points_after of each legal move
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Observation):
@@ -96,7 +116,9 @@ class Observation:
         """The points ``move`` would score for this seat's side now (the All Fives count
         rule, or the variant's move_scorer; 0 where moves do not score).  Computed from
         the public layout alone, once for all the legal moves."""
-        if self._points is None:
+        try:
+            known = self._points
+        except AttributeError:
             scores = points_after(
                 self.variant,
                 self.players,
@@ -105,11 +127,11 @@ class Observation:
                 self.legal_moves,
                 self.scores[self.side],
             )
-            self._points = dict(zip(self.legal_moves, scores, strict=True))
+            known = self._points = dict(zip(self.legal_moves, scores, strict=True))
         if isinstance(move, str):
             move = Move.parse(move)
-        if move in self._points:
-            return self._points[move]
+        if move in known:
+            return known[move]
         return points_after(
             self.variant, self.players, self.options, self.layout, [move], self.scores[self.side]
         )[0]

@@ -102,7 +102,7 @@ def test_external_bot_in_every_format(tmp_path, fmt, players, others):
 
 
 def test_label_is_the_command_without_a_name(tmp_path):
-    from bones.match.runner import _labels
+    from bones.match.schedule import _labels
 
     assert _labels(["cmd:./bot 7", "greedy"]) == ("./bot 7", "greedy")
     assert _labels(["cmd:./a", "cmd:./b"], {"cmd:./a": "x", "cmd:./b": "x"}) == ("x#1", "x#2")
@@ -184,7 +184,7 @@ def test_a_failed_handshake_on_the_command_line(tmp_path, capsys):
 
 
 def test_guard_passes_an_external_fault_unchanged():
-    from bones.match.runner import _forfeit, _Guard
+    from bones.match.driver import _forfeit, _Guard
     from bones.protocol import ExternalBotError
 
     error = ExternalBotError(1, "external bot 'x': index 9 is out of range", "illegal")

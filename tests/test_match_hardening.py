@@ -56,7 +56,7 @@ def quick_watchdog(monkeypatch):
     """The watchdog kills a worker whose hook runs for 1 s (instead of 10 s)."""
     from bones.match import runner
 
-    monkeypatch.setattr(runner, "_hard_limit", lambda timeout: None if timeout is None else 1.0)
+    monkeypatch.setattr(runner, "hard_limit", lambda timeout: None if timeout is None else 1.0)
 
 
 def _bones(*args, **kw):
@@ -240,7 +240,7 @@ def test_a_bot_that_calls_the_scorer_itself_forfeits(tmp_path):
     """Only the engine's call of the scorer voids a game: a bot that provokes the error
     by calling the scorer (or raising a look-alike message) crashes as any bot."""
     import bones
-    from bones.match.runner import _scorer_fault
+    from bones.match.driver import _scorer_fault
 
     try:
         bones.variant("t-boom").move_scorer((), None, 10)

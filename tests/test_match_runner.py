@@ -215,7 +215,7 @@ def test_crash_illegal_and_slow_bots_lose(tmp_path, jobs):
 def test_stuck_worker_is_killed(tmp_path, monkeypatch):
     from bones.match import runner
 
-    monkeypatch.setattr(runner, "_hard_limit", lambda timeout: 1.0)
+    monkeypatch.setattr(runner, "hard_limit", lambda timeout: 1.0)
     c = _config(bots=("t-stuck", "random"), games=2, timeout=0.2, plugins=PLUGIN)
     start = time.monotonic()
     s = run_match(c, tmp_path / "stuck.jsonl", jobs=2)

@@ -10,6 +10,8 @@ cdef class Round:
     cdef object _legal           # the live LegalMoves view
     cdef list _events            # the public events of the plies seen so far (a cache)
     cdef list _event_marks       # _event_marks[k]: len(_events) before ply k
+    cdef list _layout            # the placements of the first _layout_plies plies (a cache)
+    cdef int _layout_plies       # plies scanned into _layout
     cdef bint partial            # the deal is not a full deal of the variant (partial=True)
     cdef bint _scoring           # a Python move_scorer is running: play/undo/copy refuse
 
@@ -19,3 +21,9 @@ cdef class Round:
     cdef int _python_points(self, uint32_t code, int count) except? -1
     cdef void _ply_events(self, int i) except *
     cdef void _forget_events(self, int plies) except *
+    cdef list _event_list(self)
+    cdef list _layout_list(self)
+    cdef tuple _hand_sizes(self)
+    cdef tuple _ends(self)
+    cdef tuple _scores(self)
+    cdef tuple _legal_tuple(self)

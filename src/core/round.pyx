@@ -3,6 +3,8 @@
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
@@ -11,6 +13,7 @@ import msgpack
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
+from bones.core.seatview cimport SeatView
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
     Ply, State, kind_of,
@@ -34,6 +37,8 @@ cdef object _NEW = object()  # the token that lets this module construct rounds 
 cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
 cdef long _MAX_SCORE = MAX_SCORE  # C copies of the limits, for checks without a lookup
 cdef long _MAX_MOVE_POINTS = MAX_MOVE_POINTS
+cdef tuple _END_NAMES = tuple(END_NAMES)
+cdef object _Observation = None  # bones.observation.Observation, imported on first use
 
 
 cdef class LegalMoves:
@@ -509,7 +514,17 @@ cdef class Round:
 
     @property
     def hand_sizes(self):
-        return tuple(bin(self.st.hand[i]).count("1") for i in range(self.rules.c.players))
+        return self._hand_sizes()
+
+    cdef tuple _hand_sizes(self):
+        cdef int i, n = self.rules.c.players
+        cdef tuple out = PyTuple_New(n)
+        cdef object size
+        for i in range(n):
+            size = popcount(self.st.hand[i])
+            Py_INCREF(size)
+            PyTuple_SET_ITEM(out, i, size)
+        return out
 
     @property
     def stock_size(self):
@@ -523,8 +538,15 @@ cdef class Round:
     @property
     def ends(self):
         """The ends a tile may be placed on now, as (name, open number) pairs."""
-        return tuple((END_NAMES[e], self.st.ends[e].v) for e in range(self.st.n_ends)
-                     if self.st.ends[e].live)
+        return self._ends()
+
+    cdef tuple _ends(self):
+        cdef int e
+        out = []
+        for e in range(self.st.n_ends):
+            if self.st.ends[e].live:
+                out.append((_END_NAMES[e], self.st.ends[e].v))
+        return tuple(out)
 
     @property
     def count(self):
@@ -539,13 +561,34 @@ cdef class Round:
     @property
     def layout(self):
         """The placements on the table, in play order."""
-        return tuple([move_of(self.st.plies[i].move) for i in range(self.st.n_plies)
-                      if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE])
+        return tuple(self._layout_list())
+
+    cdef list _layout_list(self):
+        """The cached placements, extended to the plies made since the last call."""
+        cdef int i
+        if self._layout is None:
+            self._layout = []
+            self._layout_plies = 0
+        for i in range(self._layout_plies, self.st.n_plies):
+            if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE:
+                self._layout.append(move_of(self.st.plies[i].move))
+        self._layout_plies = self.st.n_plies
+        return self._layout
 
     @property
     def scores(self):
         """Per side: the game score before the round plus what this round scored so far."""
-        return tuple(self.st.score[i] for i in range(self.rules.c.n_sides))
+        return self._scores()
+
+    cdef tuple _scores(self):
+        cdef int i, n = self.rules.c.n_sides
+        cdef tuple out = PyTuple_New(n)
+        cdef object score
+        for i in range(n):
+            score = self.st.score[i]
+            Py_INCREF(score)
+            PyTuple_SET_ITEM(out, i, score)
+        return out
 
     @property
     def is_over(self):
@@ -576,6 +619,9 @@ cdef class Round:
     @property
     def events(self):
         """The public log: plays (with the count and points), draws (how many) and passes."""
+        return tuple(self._event_list())
+
+    cdef list _event_list(self):
         cdef int n = self.st.n_plies, i
         if self._events is None:
             self._events = []
@@ -583,7 +629,7 @@ cdef class Round:
         for i in range(len(self._event_marks), n):
             self._event_marks.append(len(self._events))
             self._ply_events(i)
-        return tuple(self._events)
+        return self._events
 
     cdef void _ply_events(self, int i) except *:
         """Append the events of ply i to the cache."""
@@ -605,35 +651,56 @@ cdef class Round:
             seat = (seat + 1) % self.rules.c.players
 
     cdef void _forget_events(self, int plies) except *:
-        """Drop the cached events of plies from ``plies`` on (after undo or a new deal)."""
+        """Drop the cached events and placements of plies from ``plies`` on (after undo or
+        a new deal)."""
+        cdef int i, kept = 0
         if self._event_marks is not None and len(self._event_marks) > plies:
             del self._events[self._event_marks[plies]:]
             del self._event_marks[plies:]
+        if self._layout is not None and self._layout_plies > plies:
+            for i in range(plies):
+                kept += kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE
+            del self._layout[kept:]
+            self._layout_plies = plies
 
     def observation(self, seat):
         """What seat may know: its hand, the table, public events, sizes and scores."""
-        from bones.observation import Observation
-
+        global _Observation
         cdef int s = self._check_seat(seat)
-        seat = s
-        mine = self.st.status == PLAYING and self.st.to_move == seat
-        return Observation(
-            seat=seat,
-            side=self.rules.c.side_of[s],
-            variant=self.variant,
-            options=dict(self.rules.overrides),
-            players=self.rules.c.players,
-            hand=tiles_of_mask(self.st.hand[s]),
-            hand_sizes=self.hand_sizes,
-            stock_size=self.stock_size,
-            ends=self.ends,
-            layout=self.layout,
-            count=self.count,
-            events=self.events,
-            scores=self.scores,
-            to_move=self.to_move,
-            legal_moves=tuple(self.legal_moves) if mine else (),
-        )
+        if _Observation is None:
+            from bones.observation import Observation
+            _Observation = Observation
+        cdef SeatView o = _Observation.__new__(_Observation)
+        o.seat = s
+        o.side = self.rules.c.side_of[s]
+        o.variant = self.rules.variant.name
+        o.options = dict(self.rules.overrides)
+        o.players = self.rules.c.players
+        o.hand = tiles_of_mask(self.st.hand[s])
+        o.hand_sizes = self._hand_sizes()
+        o.stock_size = self.st.stock_len - self.st.stock_top
+        o.ends = self._ends()
+        o.layout = tuple(self._layout_list())
+        o.count = layout_count(self.st) if self.st.n_placed else 0
+        o.events = tuple(self._event_list())
+        o.scores = self._scores()
+        if self.st.status == PLAYING:
+            o.to_move = self.st.to_move
+            o.legal_moves = self._legal_tuple() if self.st.to_move == s else ()
+        else:
+            o.to_move = None
+            o.legal_moves = ()
+        return o
+
+    cdef tuple _legal_tuple(self):
+        cdef int i, n = self.st.n_moves
+        cdef tuple out = PyTuple_New(n)
+        cdef object move
+        for i in range(n):
+            move = move_of(self.st.moves[i])
+            Py_INCREF(move)
+            PyTuple_SET_ITEM(out, i, move)
+        return out
 
     # --- serialisation --------------------------------------------------------------
 

@@ -1,0 +1,673 @@
+"""The game driver: plays one game's task to its record, in a worker or in-process.
+
+Every hook of a bot runs under a guard: the watch slot the parent's watchdog reads, the
+time limit (SIGALRM for in-process bots, the protocol's deadlines for external ones),
+and anything the bot raises or answers wrong turned into a forfeit of its seat."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from types import MethodType
+from typing import Any
+
+from ..bot import Bot, BotError
+from .journal import (
+    encode_record,
+    error_record,
+    make_record,
+    round_entry,
+)
+from .schedule import tc_text
+
+# ---------------------------------------------------------------------------------------
+# Playing one game (in a worker or in-process)
+
+
+class _Alarm(BaseException):
+    """Raised by SIGALRM inside a bot that overruns its time (a BaseException, so a bot's
+    ``except Exception`` does not swallow it; a bot that swallows even this one is killed
+    by the runner's watchdog)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Alarm()
+
+
+#: The hooks of a bot, by the code a worker writes in its watch slot.
+HOOKS = (
+    "__init__",
+    "start_game",
+    "start_round",
+    "observe",
+    "choose",
+    "end_round",
+    "end_game",
+    "__del__",
+)
+_INIT, _START_GAME, _START_ROUND, _OBSERVE, _CHOOSE, _END_ROUND, _END_GAME, _DEL = range(8)
+SLOT = 5  # doubles per worker slot: pid, game id, seat, since, hook
+
+
+def hook_name(code: float | int) -> str:
+    code = int(code)
+    return HOOKS[code] if 0 <= code < len(HOOKS) else "a hook"
+
+
+class Watch:
+    """This worker's slot in shared memory: pid, game id, the seat whose hook is running
+    (-1: none: the engine's part of the game), since when (``time.time()``, 0: idle) and
+    which hook, so the parent can kill a worker stuck in a bot and say whose hook it was.
+    The engine's part is timed too: nothing of a game may run for the hard limit without
+    a hook starting or ending (a bot's ``__del__`` or thread that never lets go)."""
+
+    def __init__(self, array: Any, index: int) -> None:
+        self.a = array
+        self.base = SLOT * index
+        array[self.base] = os.getpid()
+        self.idle()
+
+    def game(self, gid: int) -> None:
+        a, b = self.a, self.base
+        a[b + 1] = gid
+        a[b + 2] = -1.0
+        a[b + 4] = -1.0
+        a[b + 3] = time.time()
+
+    def begin(self, seat: int, hook: int) -> None:
+        a, b = self.a, self.base
+        a[b + 2] = seat
+        a[b + 4] = hook
+        a[b + 3] = time.time()
+
+    def end(self) -> None:
+        a, b = self.a, self.base
+        a[b + 2] = -1.0
+        a[b + 4] = -1.0
+        a[b + 3] = time.time()
+
+    def idle(self) -> None:
+        a, b = self.a, self.base
+        a[b + 1] = -1.0
+        a[b + 2] = -1.0
+        a[b + 3] = 0.0
+        a[b + 4] = -1.0
+
+
+_WATCH: Watch | None = None
+_ALARM_READY = False
+_IN_WORKER = False  # a worker of the pool: SIGINT is ignored, stdout goes to stderr
+_USER_INTERRUPT = False  # set by the SIGINT handler play_game installs in the main thread
+
+
+def _alarm_usable() -> bool:
+    """SIGALRM can interrupt a bot: POSIX, main thread; the handler is installed once."""
+    global _ALARM_READY
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        return False
+    if not _ALARM_READY:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        _ALARM_READY = True
+    return True
+
+
+def _timeout_error() -> type[Exception]:
+    from ..bot import BotError
+
+    class MoveTimeout(BotError):
+        """A bot took longer than its time for a move or a hook."""
+
+    return MoveTimeout
+
+
+_MoveTimeout: type[Exception] | None = None
+
+
+def _move_timeout() -> type[Exception]:
+    global _MoveTimeout
+    if _MoveTimeout is None:
+        _MoveTimeout = _timeout_error()
+    return _MoveTimeout
+
+
+def _text(obj: Any, limit: int = 200) -> str:
+    """``str(obj)`` of something a bot made, without trusting it: whatever its ``__str__``
+    raises or returns, a short text comes back."""
+    try:
+        text = str(obj)
+        if type(text) is not str:
+            raise TypeError
+    except BaseException:  # noqa: BLE001  (a bot's __str__ may raise anything)
+        return "<unprintable>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_name(obj: Any) -> str:
+    try:
+        name = type(obj).__name__
+        return name if type(name) is str else "?"
+    except BaseException:  # noqa: BLE001
+        return "?"
+
+
+def _raised(exc: BaseException) -> str:
+    """``"ValueError: boom"`` for an exception a bot raised (``SystemExit: 0`` for
+    ``sys.exit(0)``)."""
+    text = _text(exc)
+    name = _type_name(exc)
+    return f"{name}: {text}" if text else name
+
+
+class _Guard:
+    """A bot as ``play_round`` sees it.  Every hook goes through :meth:`_call`, which
+
+    * marks the seat and the hook in the worker's watch slot (the parent kills a worker
+      whose hook overruns the hard limit, whatever the bot does);
+    * interrupts the hook at the time limit with SIGALRM (POSIX, main thread; every hook
+      but ``observe``, which is called for every event and is left to the clock check
+      and the watchdog);
+    * times the call: a hook slower than the limit is a timeout even if it returned;
+    * turns anything the hook raises, ``BaseException`` included (``sys.exit``,
+      ``KeyboardInterrupt`` raised by a bot, ``GeneratorExit``, ...), into a
+      :class:`~bones.bot.BotError` of this seat; only the user's own Ctrl-C passes.
+    """
+
+    #: Whether the bot is an external one (an ``ExternalBot``, which keeps its own
+    #: deadlines: no SIGALRM, no timing here, and its faults pass unchanged).
+    external = False
+
+    def __init__(self, bot: Any, seat: int, name: str, timeout: float | None, alarm: bool) -> None:
+        self.bot = bot
+        self.name = name
+        self.seat = seat
+        self.timeout = timeout
+        self.alarm = alarm and timeout is not None
+        self.watch = _WATCH
+        self.longest = 0.0
+
+    def _call(self, hook: int, args: tuple[Any, ...], alarm: bool) -> Any:
+        watch = self.watch
+        if watch is not None:
+            watch.begin(self.seat, hook)
+        alarm = alarm and self.alarm
+        start = time.perf_counter()
+        try:
+            try:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, self.timeout)  # type: ignore[arg-type]
+                try:
+                    if hook == _INIT:
+                        value = args[0]()
+                    else:
+                        value = getattr(self.bot, HOOKS[hook])(*args)
+                finally:
+                    if alarm:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+            except _Alarm:
+                raise _move_timeout()(
+                    self.seat,
+                    f"{self.name} gave no answer from {HOOKS[hook]}() within "
+                    f"{self.timeout:g}s (interrupted)",
+                ) from None
+        except BotError as exc:
+            if exc.seat == self.seat and (isinstance(exc, _move_timeout()) or self.external):
+                raise  # its own timeout, or an external bot's fault (ExternalBotError)
+            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
+        except KeyboardInterrupt as exc:
+            if _USER_INTERRUPT:
+                raise
+            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
+        except BaseException as exc:  # noqa: BLE001  (anything a bot raises is its forfeit)
+            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
+        finally:
+            if watch is not None:
+                watch.end()
+        elapsed = time.perf_counter() - start
+        if hook == _CHOOSE and elapsed > self.longest:
+            self.longest = elapsed
+        if self.timeout is not None and elapsed > self.timeout:
+            what = "a move" if hook == _CHOOSE else f"{HOOKS[hook]}()"
+            raise _move_timeout()(
+                self.seat, f"{self.name} took {elapsed:.3f}s for {what} (limit {self.timeout:g}s)"
+            )
+        return value
+
+    def start_game(self, *args: Any) -> None:
+        self._call(_START_GAME, args, True)
+
+    def start_round(self, *args: Any) -> None:
+        self._call(_START_ROUND, args, True)
+
+    def observe(self, *args: Any) -> None:
+        self._call(_OBSERVE, args, False)
+
+    def choose(self, *args: Any) -> Any:
+        return self._call(_CHOOSE, args, True)
+
+    def end_round(self, *args: Any) -> None:
+        self._call(_END_ROUND, args, True)
+
+    def end_game(self, *args: Any) -> None:
+        self._call(_END_GAME, args, True)
+
+
+class _ClockGuard(_Guard):
+    """A guard with a clock for the game (``--tc GAME+INC``): each move may take at most
+    the clock's time left (and the time per move, if any); its time is subtracted from
+    the clock and the increment added after it.  An in-process bot is interrupted by
+    SIGALRM at that limit; an external bot gets it as its move time (``time_left_ms``)
+    and its own deadline.  A clock that runs out is a timeout."""
+
+    def __init__(
+        self,
+        bot: Any,
+        seat: int,
+        name: str,
+        timeout: float | None,
+        alarm: bool,
+        tc: tuple[float, float],
+        external: bool,
+    ) -> None:
+        super().__init__(bot, seat, name, None if external else timeout, alarm and not external)
+        self.external = external
+        self.can_alarm = alarm and not external
+        self.move_limit = timeout
+        self.tc = tc
+        self.clock = float(tc[0])
+
+    def choose(self, *args: Any) -> Any:
+        left = self.clock
+        cap = self.move_limit
+        on_clock = cap is None or left < cap
+        limit = left if on_clock else cap
+        saved = self.timeout, self.alarm
+        if self.external:
+            self.bot.move_time = max(limit, 0.001)  # type: ignore[type-var]
+        else:
+            self.timeout, self.alarm = limit, self.can_alarm
+        start = time.perf_counter()
+        try:
+            move = self._call(_CHOOSE, args, True)
+        except BotError as exc:
+            if on_clock and not self.external and isinstance(exc, _move_timeout()):
+                raise _move_timeout()(
+                    self.seat,
+                    f"{self.name} ran out of time on its clock ({left:.3f}s left, --tc "
+                    f"{tc_text(self.tc)}): {exc.message}",
+                ) from None
+            raise
+        finally:
+            self.timeout, self.alarm = saved
+        elapsed = time.perf_counter() - start
+        if elapsed > left:
+            raise _move_timeout()(
+                self.seat,
+                f"{self.name} ran out of time on its clock: {elapsed:.3f}s for a move with "
+                f"{left:.3f}s left (--tc {tc_text(self.tc)})",
+            )
+        self.clock = left - elapsed + self.tc[1]
+        return move
+
+
+def _external_kind(exc: BaseException) -> str | None:
+    """The fault kind of an external bot's error (``crash``, ``timeout``, ``bad_frame``,
+    ``illegal``), else None."""
+    from ..protocol.client import FAULTS, ExternalBotError
+
+    if isinstance(exc, ExternalBotError) and exc.kind in FAULTS:
+        return exc.kind
+    return None
+
+
+#: This process's external bots between games, by command: a process is kept for the
+#: next game of the same command (restarted after a fault), closed at exit.
+_IDLE_EXTERNAL: dict[tuple[str, ...], list[Any]] = {}
+_EXTERNAL_LOCK = threading.Lock()
+_EXTERNAL_AT_EXIT: list[Any] = []
+
+
+def _close_externals() -> None:
+    with _EXTERNAL_LOCK:
+        bots = [bot for idle in _IDLE_EXTERNAL.values() for bot in idle]
+        _IDLE_EXTERNAL.clear()
+    for bot in bots:
+        with contextlib.suppress(Exception):
+            bot.close(grace=0.2)
+
+
+def _take_external(command: tuple[str, ...], seat: int, seed: int, timeout: float | None) -> Any:
+    """An external bot running ``command`` for ``seat`` of a game: an idle one of this
+    process (restarted if its process is gone: after a fault) or a new one.  Its fault
+    in the handshake is an :class:`ExternalBotError` of ``seat``."""
+    from ..protocol.client import ExternalBot, ExternalBotError
+
+    with _EXTERNAL_LOCK:
+        idle = _IDLE_EXTERNAL.get(command)
+        bot = idle.pop() if idle else None
+        if not _EXTERNAL_AT_EXIT:
+            import multiprocessing.util
+
+            # workers end with os._exit: atexit does not run, multiprocessing's finalizers do
+            _EXTERNAL_AT_EXIT.append(
+                multiprocessing.util.Finalize(None, _close_externals, exitpriority=10)
+            )
+    limit = hard_limit(timeout)
+    handshake = 10.0 if limit is None else max(1.0, min(10.0, limit - 1.0))
+    if bot is None:
+        bot = ExternalBot(list(command), handshake_time=handshake, start=False)
+    bot.seed = seed
+    bot.move_time = timeout
+    bot.hook_time = timeout
+    try:
+        if not bot.alive:
+            bot.restart()
+    except ExternalBotError as exc:
+        raise ExternalBotError(seat, exc.message, exc.kind) from None
+    bot.seat = seat
+    return bot
+
+
+def _give_back(bot: Any, finished: bool) -> None:
+    """Return an external bot after its game; one whose game did not end normally is
+    closed (a fresh process plays its next game)."""
+    if not finished:
+        with contextlib.suppress(Exception):
+            bot.close(grace=0.1)
+    with _EXTERNAL_LOCK:
+        _IDLE_EXTERNAL.setdefault(tuple(bot.command), []).append(bot)
+
+
+def _forfeit(exc: Exception) -> dict[str, Any]:
+    """``{"seat", "reason", "detail"}`` of a BotError: timeout, crash (a hook raised) or
+    illegal (choose answered something that is not a legal move); an external bot's
+    fault: its kind (crash, timeout, bad_frame, illegal)."""
+    seat = int(getattr(exc, "seat", -1))
+    kind = _external_kind(exc)
+    if kind is not None:
+        reason = kind
+    elif isinstance(exc, _move_timeout()):
+        reason = "timeout"
+    elif exc.__cause__ is not None:
+        reason = "crash"
+    else:
+        reason = "illegal"
+    detail = _text(getattr(exc, "message", exc), 500)
+    return {"seat": seat, "reason": reason, "detail": detail}
+
+
+def _scorer_fault(exc: BaseException, variant: str) -> str | None:
+    try:
+        return _find_scorer_fault(exc, variant)
+    except Exception:  # noqa: BLE001  (a bot's exception object may be anything)
+        return None
+
+
+def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
+    """The error message when ``exc`` comes from the variant's Python ``move_scorer``
+    called by the engine, else ``None``.  A bot that asks ``points_after`` of a variant
+    whose scorer raises does not forfeit: the variant is at fault.  Only a scorer frame
+    called from bones itself counts (a bot that calls the scorer itself, or raises an
+    error that says "move_scorer", forfeits as any crash)."""
+    from .. import registry
+
+    try:
+        scorer = registry.variant(variant).move_scorer
+    except Exception:  # noqa: BLE001
+        return None
+    if scorer is None:
+        return None
+    call = type(scorer).__dict__.get("__call__")
+    code = getattr(scorer, "__code__", None) or getattr(call, "__code__", None)
+    if code is None:
+        return None
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    seen: set[int] = set()
+    chain: BaseException | None = exc
+    while chain is not None and id(chain) not in seen:
+        seen.add(id(chain))
+        previous = ""
+        tb = chain.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code is code:
+                # who called the scorer: the real Python frame below it (compiled code
+                # has none), else the traceback entry before it
+                back = frame.f_back
+                caller = back.f_code.co_filename if back is not None else previous
+                if caller.endswith(".pyx") or os.path.abspath(caller).startswith(home + os.sep):
+                    name = getattr(scorer, "__qualname__", None) or _type_name(scorer)
+                    return f"variant {variant!r}: its move_scorer {name} raised {_raised(chain)}"
+            previous = frame.f_code.co_filename
+            tb = tb.tb_next
+        chain = chain.__cause__ or chain.__context__
+    return None
+
+
+def _engine_error(exc: BaseException, variant: str) -> str:
+    fault = _scorer_fault(exc, variant)
+    if fault is not None:
+        return fault
+    return f"the engine raised {_raised(exc)} (variant {variant!r})"
+
+
+class _StdoutToStderr:
+    """Bots' prints go to stderr, never into the runner's stdout (``--json``): while a
+    game is played in this process's main thread, ``sys.stdout`` is ``sys.stderr``
+    (workers redirect file descriptor 1 as well, once)."""
+
+    def __enter__(self) -> None:
+        self.saved = None
+        if not _IN_WORKER and threading.current_thread() is threading.main_thread():
+            self.saved = sys.stdout
+            sys.stdout = sys.stderr
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.saved is not None:
+            sys.stdout = self.saved
+
+
+class _UserInterrupt:
+    """In the main thread of a process that is not a worker, tells the user's Ctrl-C
+    (SIGINT, which must stop the match) from a bot raising ``KeyboardInterrupt`` itself
+    (its forfeit): a SIGINT handler sets ``_USER_INTERRUPT`` before raising."""
+
+    def __enter__(self) -> None:
+        global _USER_INTERRUPT
+        self.saved: Any = None
+        if _IN_WORKER or threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            _USER_INTERRUPT = False
+            self.saved = signal.default_int_handler
+            signal.signal(signal.SIGINT, _on_sigint)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.saved is not None:
+            signal.signal(signal.SIGINT, self.saved)
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _USER_INTERRUPT
+    _USER_INTERRUPT = True
+    raise KeyboardInterrupt
+
+
+def hard_limit(timeout: float | None) -> float | None:
+    """How long a hook may run before the watchdog kills the worker (SIGALRM has
+    normally stopped the bot at ``timeout``): twice the time limit, at least 5 s more."""
+    if timeout is None:
+        return None
+    return timeout + max(timeout, 5.0)
+
+
+_SKIPPABLE = ("start_game", "start_round", "observe", "end_round", "end_game")
+
+
+def _make(guard: _Guard, spec: str, seed: int) -> Any:
+    """Make the bot of a seat (in its guarded ``__init__`` call).  The hooks it keeps from
+    :class:`~bones.Bot` do nothing: the guard hands those on as they are, so that the
+    driver skips them instead of timing thousands of empty calls."""
+    from ..bot import make_bot
+
+    bot = make_bot(spec, seed=seed)
+    kind = type(bot)
+    for hook in _SKIPPABLE:
+        base: Any = getattr(Bot, hook)
+        if getattr(kind, hook, None) is base and hook not in getattr(bot, "__dict__", {}):
+            setattr(guard, hook, MethodType(getattr(Bot, hook), bot))
+    return bot
+
+
+def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
+    """Play the game of ``task`` to its end (or to a forfeit) and return its record.
+
+    For each seat a bot is made from its spec (``bot_seeds[seat]`` unless the spec names a
+    seed); ``start_game``; each round is played by :func:`bones.bot.play_round` (which
+    delivers ``start_round``, every public event, ``choose`` and ``end_round``);
+    ``end_game``.  A bot that raises (anything, ``SystemExit`` included), answers
+    anything but a legal move or overruns its time forfeits: its side loses the game and
+    the record says why.  An error of the engine (a variant's ``move_scorer`` that
+    raises) voids the game: the record's ``error`` says what happened.
+    """
+    with _StdoutToStderr(), _UserInterrupt():
+        return _play_game(task)
+
+
+def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
+    from ..bot import play_round
+    from ..game import new_game
+
+    start = time.perf_counter()
+    watch = _WATCH
+    if watch is not None:
+        watch.game(int(task["id"]))
+    n = int(task["players"])
+    timeout = task.get("timeout")
+    alarm = timeout is not None and _alarm_usable()
+    options = dict(task["options"])
+    commands = task.get("commands")
+    tc = task.get("tc")
+    if tc is not None:
+        alarm = _alarm_usable()
+    rounds: list[dict[str, Any]] = []
+    forfeit = None
+    guards: list[_Guard] = []
+    game = None
+    finished = False
+    try:
+        game = new_game(task["variant"], n, int(task["seed"]), **options)
+        for seat, spec in enumerate(task["seats"]):
+            name = str(spec).partition(":")[0].strip() or str(spec)  # the registered name
+            command = None if commands is None else commands[seat]
+            seed = int(task["bot_seeds"][seat])
+            guard: _Guard
+            if command is not None:  # an external bot: it keeps its own deadlines
+                if tc is not None:
+                    guard = _ClockGuard(None, seat, name, timeout, False, tuple(tc), True)
+                else:
+                    guard = _Guard(None, seat, name, None, False)
+                    guard.external = True
+                make: Any = lambda c=tuple(command), s=seat, x=seed: _take_external(  # noqa: E731
+                    c, s, x, timeout
+                )
+            else:
+                if tc is not None:
+                    guard = _ClockGuard(None, seat, name, timeout, alarm, tuple(tc), False)
+                else:
+                    guard = _Guard(None, seat, name, timeout, alarm)
+                make = lambda g=guard, s=spec, x=seed: _make(g, s, x)  # noqa: E731
+            try:
+                guard.bot = guard._call(_INIT, (make,), True)
+                if guard.external:
+                    guard.name = getattr(guard.bot.info, "name", None) or name
+            except BotError as exc:
+                if isinstance(exc, _move_timeout()) or guard.external:
+                    raise
+                raise BotError(seat, f"bot {spec!r} could not be made: {exc.message}") from exc
+            guards.append(guard)
+        for seat, guard in enumerate(guards):
+            guard.start_game(seat, game.variant, n, dict(options))
+        while True:
+            rnd = game.round
+            try:
+                play_round(rnd, guards)
+            finally:
+                with contextlib.suppress(Exception):
+                    rounds.append(round_entry(rnd))
+            if game.next_round() is None:
+                break
+        for guard in guards:
+            guard.end_game(tuple(game.scores), tuple(game.winners))
+        finished = True
+    except BotError as exc:
+        fault = _scorer_fault(exc, str(task["variant"]))
+        if fault is not None:  # the bot asked points_after and the variant's scorer raised
+            return error_record(task, fault, time.perf_counter() - start)
+        forfeit = _forfeit(exc)
+    except KeyboardInterrupt:
+        if _USER_INTERRUPT or not _IN_WORKER:
+            raise
+        return error_record(task, "KeyboardInterrupt in the engine", time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001  (the engine, not a bot: the game is void)
+        return error_record(
+            task, _engine_error(exc, str(task["variant"])), time.perf_counter() - start
+        )
+    finally:
+        if commands is not None:
+            for guard in guards:
+                if guard.external:
+                    _give_back(guard.bot, finished)
+        _release(guards, watch)
+        if watch is not None:
+            watch.idle()
+    longest = [round(g.longest, 6) for g in guards]
+    longest += [0.0] * (n - len(longest))
+    assert game is not None
+    return make_record(task, game, rounds, forfeit, time.perf_counter() - start, longest)
+
+
+def _release(guards: Sequence[_Guard], watch: Watch | None) -> None:
+    """Let go of the bots of a game, each in its seat's ``__del__`` window: a bot whose
+    ``__del__`` never returns is caught by the watchdog, and blamed."""
+    for guard in guards:
+        if watch is not None:
+            watch.begin(guard.seat, _DEL)
+        try:
+            for hook in _SKIPPABLE:
+                guard.__dict__.pop(hook, None)
+            guard.bot = None
+        except BaseException:  # noqa: BLE001, S110  (a __del__ that raises: ignored)
+            pass
+        finally:
+            if watch is not None:
+                watch.end()
+
+
+def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A worker's task: play each game of ``batch`` in order; their records, each already
+    encoded as its journal line (``"line"``) beside the summary fields the runner tallies,
+    so that the encoding runs in the workers, in parallel, not in the runner."""
+    out = []
+    for task in batch:
+        rec = play_game(task)
+        summary = {k: v for k, v in rec.items() if k != "rounds"}
+        summary["line"] = encode_record(rec)
+        out.append(summary)
+    return out
+
+
+def enter_worker(array: Any, index: int) -> None:
+    """Make this process a worker of the pool: its hooks are watched in slot ``index`` of
+    ``array`` (when the array has that slot), and a SIGINT is the parent's to handle."""
+    global _WATCH, _IN_WORKER
+    _IN_WORKER = True
+    if SLOT * (index + 1) <= len(array):
+        _WATCH = Watch(array, index)

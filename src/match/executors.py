@@ -1,0 +1,118 @@
+"""The process pool that runs the tasks: workers that die with the runner, report in
+shared memory which game, seat and hook they are busy with (the runner's watchdog reads
+it), and send bots' output to stderr."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .driver import SLOT, enter_worker
+from .schedule import load_plugins
+
+# ---------------------------------------------------------------------------------------
+# The process pool with its watchdog
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker must not outlive the runner (killed with SIGKILL, it cannot stop its
+    pool): on Linux the kernel kills the worker when the runner dies (PR_SET_PDEATHSIG);
+    elsewhere a thread checks the parent twice a second."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the runner died before this worker was ready
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="bones-parent-watch", daemon=True).start()
+
+
+#: File descriptors a worker must not keep (the journal and its lock): closed at start.
+PARENT_FDS: list[int] = []
+_SAVED_STDOUT: list[Any] = []
+
+
+def _init_worker(array: Any, counter: Any, plugins: Sequence[str], parent: int) -> None:
+    _die_with_parent(parent)
+    for fd in PARENT_FDS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    # Bots print to stderr, never into the runner's stdout (``--json``): Python's
+    # sys.stdout and file descriptor 1 (C-level writes) both.  The inherited stdout
+    # object is kept alive and never flushed (it may hold the runner's buffered text).
+    _SAVED_STDOUT.append(sys.stdout)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    enter_worker(array, index)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    load_plugins(plugins)
+
+
+class Pool:
+    """A ``ProcessPoolExecutor`` whose workers report, in shared memory, which game, seat
+    and hook they are busy with, so that a worker stuck in a bot can be found and
+    killed."""
+
+    def __init__(self, jobs: int, plugins: Sequence[str]) -> None:
+        ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else None)
+        self.slots = jobs + 4  # replacement workers get fresh slots
+        self.array = ctx.RawArray("d", SLOT * self.slots)
+        for i in range(self.slots):
+            self.array[SLOT * i] = 0.0
+            self.array[SLOT * i + 1] = -1.0
+            self.array[SLOT * i + 2] = -1.0
+            self.array[SLOT * i + 4] = -1.0
+        counter = ctx.Value("i", 0)
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()  # nothing buffered is copied into the workers
+        self.executor = cf.ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(self.array, counter, tuple(plugins), os.getpid()),
+        )
+
+    def busy(self) -> list[tuple[int, int, int, float, int]]:
+        """``(pid, game id, seat or -1, in a hook since or 0, hook)`` of every busy
+        worker."""
+        out = []
+        for i in range(self.slots):
+            pid, gid, seat, since, hook = self.array[SLOT * i : SLOT * i + SLOT]
+            if pid and gid >= 0:
+                out.append((int(pid), int(gid), int(seat), float(since), int(hook)))
+        return out
+
+    def exit_code(self, pid: int) -> int | None:
+        procs = getattr(self.executor, "_processes", None) or {}
+        proc = procs.get(pid)
+        return None if proc is None else proc.exitcode
+
+    def shutdown(self, kill: bool = False) -> None:
+        if kill:
+            for pid, *_ in self.busy():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            self.executor.shutdown(wait=not kill, cancel_futures=True)

@@ -1,0 +1,521 @@
+"""What a match is and which games it plays: the configuration, the formats, the
+schedule of duplicate deals, the seeds of deals and bots, and the plan of each game's
+task (plain data that any executor can carry to a worker)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import itertools
+import json
+import math
+import re
+import secrets
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import OptionError
+from .stats import SPRT
+
+#: The match formats.
+FORMATS = ("head-to-head", "round-robin", "gauntlet")
+
+_MASK64 = (1 << 64) - 1
+
+#: The most games a match may schedule (its ids, and the list of games to play, stay small).
+MAX_GAMES = 10_000_000
+
+
+class MatchError(OptionError):
+    """Bad input for a match (a seating that cannot be made, a bad journal, ...): one line
+    that says what is allowed.  An :class:`~bones.OptionError`, so ``bones`` exits 2."""
+
+
+# ---------------------------------------------------------------------------------------
+# Configuration
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """What a match is.  ``games``: games per encounter (a pair of bots in a round robin or
+    a gauntlet, all the bots in a head-to-head), rounded up to whole duplicate sets;
+    ``timeout``: seconds per move, and per call of every other hook of a bot (``None``: no
+    limit); ``plugins``: modules registered as bones plugins in every worker (bots that
+    are not installed as entry points); ``secret``: the key of the bots' seeds (hex; drawn
+    at random for a new match and kept in the journal; ``None`` in a journal written
+    before bones had it: the old unkeyed seeds); ``isolate``: every bot runs as a child
+    process over the bones-bot protocol (``python -m bones.protocol.server SPEC``);
+    ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none)."""
+
+    bots: tuple[str, ...]
+    variant: str = "straight"
+    players: int = 2
+    options: Mapping[str, Any] = field(default_factory=dict)
+    format: str = "head-to-head"
+    games: int = 100
+    seed: int = 0
+    duplicate: bool = True
+    timeout: float | None = 10.0
+    sprt: SPRT | None = None
+    plugins: tuple[str, ...] = ()
+    secret: str | None = None
+    isolate: bool = False
+    tc: str | None = None
+
+    #: The fields that decide which games are played and how: a journal can only be
+    #: resumed with the same values (``games``, ``timeout`` and ``sprt`` may change; the
+    #: ``secret`` is the journal's).
+    IDENTITY = ("bots", "variant", "players", "options", "format", "seed", "duplicate", "plugins")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bots": list(self.bots),
+            "variant": self.variant,
+            "players": self.players,
+            "options": dict(sorted(self.options.items())),
+            "format": self.format,
+            "games": self.games,
+            "seed": self.seed,
+            "duplicate": self.duplicate,
+            "timeout": self.timeout,
+            "sprt": None if self.sprt is None else self.sprt.to_dict(),
+            "plugins": list(self.plugins),
+            "secret": self.secret,
+            "isolate": self.isolate,
+            "tc": self.tc,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchConfig:
+        """The config of a journal header (or of the command line); :class:`MatchError`
+        naming the field for anything of the wrong type."""
+        if not isinstance(data, Mapping):
+            raise MatchError(f"the match config is not a JSON object: {_short(data)}")
+
+        def get(key: str, kind: Any, default: Any = _MISSING) -> Any:
+            value = data.get(key, default)
+            if value is _MISSING:
+                raise MatchError(f"the match config has no {key!r}")
+            if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise MatchError(f"config {key!r} must be a whole number; got {_short(value)}")
+            if kind is not int and not isinstance(value, kind):
+                raise MatchError(f"config {key!r} has the wrong type: {_short(value)}")
+            return value
+
+        bots = get("bots", list)
+        if not all(isinstance(b, str) for b in bots):
+            raise MatchError(f"config 'bots' must be a list of bot specs; got {_short(bots)}")
+        plugins = get("plugins", (list, type(None)), None) or []
+        if not all(isinstance(m, str) for m in plugins):
+            raise MatchError(
+                f"config 'plugins' must be a list of module names; got {_short(plugins)}"
+            )
+        timeout = get("timeout", (int, float, type(None)), None)
+        if isinstance(timeout, bool) or (timeout is not None and not 0 < timeout < math.inf):
+            raise MatchError(f"config 'timeout' must be > 0 seconds or null; got {_short(timeout)}")
+        sprt = get("sprt", (dict, type(None)), None)
+        if sprt is not None:
+            try:
+                sprt = SPRT.from_dict(sprt)
+            except (TypeError, ValueError) as exc:
+                raise MatchError(f"config 'sprt': {exc}") from None
+        secret = get("secret", (str, type(None)), None)
+        if secret is not None and not _SECRET.fullmatch(secret):
+            raise MatchError("config 'secret' must be 32 to 128 hex digits")
+        tc = get("tc", (str, type(None)), None)
+        if tc is not None:
+            parse_tc(tc)
+            tc = "".join(tc.split())
+        return cls(
+            bots=tuple(bots),
+            variant=get("variant", str),
+            players=get("players", int),
+            options=dict(get("options", (dict, type(None)), None) or {}),
+            format=get("format", str, "head-to-head"),
+            games=get("games", int),
+            seed=get("seed", int, 0),
+            duplicate=get("duplicate", bool, True),
+            timeout=None if timeout is None else float(timeout),
+            sprt=sprt,
+            plugins=tuple(plugins),
+            secret=secret,
+            isolate=get("isolate", bool, False),
+            tc=tc,
+        )
+
+    def identity(self) -> dict[str, Any]:
+        full = self.to_dict()
+        return {k: full[k] for k in self.IDENTITY}
+
+    def differences(self, other: MatchConfig) -> str:
+        """How ``other`` (a journal's match) differs from this one in identity (and in
+        secret, when both have one): ``"seed 0 (not 3)"``; empty when it is the same
+        match."""
+        mine, theirs = self.identity(), other.identity()
+        diff = [
+            f"{k} {theirs[k]!r} (not {mine[k]!r})" for k in self.IDENTITY if mine[k] != theirs[k]
+        ]
+        if self.secret is not None and other.secret is not None and self.secret != other.secret:
+            diff.append("another secret")
+        return ", ".join(diff)
+
+    def default_journal(self) -> str:
+        """A file name for the journal, made from the match: bots, variant, players, seed."""
+        safe = []
+        for spec in self.bots:
+            name = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.replace(":", "_"))
+            if spec.startswith("cmd:") and len(name) > 40:  # a long command line: cut, hashed
+                digest = hashlib.blake2b(spec.encode("utf-8", "replace"), digest_size=4)
+                name = f"{name[:31]}-{digest.hexdigest()}"
+            safe.append(name)
+        fmt = "" if self.format == "head-to-head" else f"-{self.format}"
+        return f"{'-vs-'.join(safe)}{fmt}-{self.variant}{self.players}-seed{self.seed}.jsonl"
+
+
+_MISSING = object()
+_SECRET = re.compile(r"[0-9a-f]{32,128}")
+
+
+_TC = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+)\s*)?")
+
+
+def parse_tc(text: str) -> tuple[float, float]:
+    """``"10+0.1"`` -> ``(10.0, 0.1)``: a time control of GAME_SECONDS per game plus
+    INCREMENT seconds after each move (``"60"``: no increment); :class:`MatchError`
+    otherwise."""
+    match = _TC.fullmatch(text) if isinstance(text, str) else None
+    if match is None or not float(match.group(1)) > 0:
+        raise MatchError(
+            f"--tc takes GAME_SECONDS+INCREMENT, GAME_SECONDS > 0 (e.g. 10+0.1, or 60 for "
+            f"no increment); got {text!r}"
+        )
+    return float(match.group(1)), float(match.group(2) or 0)
+
+
+def tc_text(tc: tuple[float, float]) -> str:
+    return f"{tc[0]:g}+{tc[1]:g}"
+
+
+def _short(value: Any) -> str:
+    """A value for an error message: its JSON, at most 60 characters."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def new_secret() -> str:
+    """A fresh secret for a match: 32 random bytes from the OS, in hex."""
+    return secrets.token_hex(32)
+
+
+# ---------------------------------------------------------------------------------------
+# Seatings and the schedule
+
+
+def seatings(bots: int, sides: int) -> list[tuple[int, ...]]:
+    """Every way to give ``sides`` sides to ``bots`` bots (tuples: side -> bot) in which
+    every bot plays; with four sides a bot that holds two of them holds opposite ones (a
+    bot and its copy sit opposite).  Two bots, two sides: the sides swapped; three sides:
+    all six seatings (of two bots or of three)."""
+    out = []
+    for assignment in itertools.product(range(bots), repeat=sides):
+        if len(set(assignment)) != bots:
+            continue
+        if sides == 4 and any(
+            not ({s for s in range(4) if assignment[s] == b} <= {0, 2}
+                 or {s for s in range(4) if assignment[s] == b} <= {1, 3})
+            for b in range(bots)
+        ):  # fmt: skip
+            continue
+        out.append(assignment)
+    return out
+
+
+def _mix(seed: int, stream: int, index: int) -> int:
+    from ..game import splitmix64
+
+    x = splitmix64(seed & _MASK64)
+    x = splitmix64(x ^ stream)
+    return splitmix64(x ^ (index & _MASK64)) >> 1
+
+
+def deal_seed(match_seed: int, deal: int) -> int:
+    """The game seed of deal ``deal`` (0-based) of a match seeded ``match_seed``: every
+    game of the deal's duplicate set is dealt from it."""
+    return _mix(match_seed, 3, deal)
+
+
+def bot_seed(game_seed: int, seat: int, secret: str | None = None) -> int:
+    """The seed of the bot in ``seat`` of a game (unless its spec names a seed): it
+    depends on the deal and the seat only, so identical bots replay identical games.
+
+    With the match's ``secret`` (hex) it is a keyed hash, BLAKE2b keyed with the secret,
+    of the game seed and the seat: it tells the bot nothing about the deal.  Without one
+    (journals written before bones had secrets) it is the old, invertible
+    ``derive(game seed, 4, seat)``."""
+    if secret is None:
+        return _mix(game_seed, 4, seat)
+    digest = hashlib.blake2b(
+        f"bones-bot-seed:{game_seed & _MASK64}:{seat}".encode("ascii"),
+        key=bytes.fromhex(secret)[:64],
+        digest_size=8,
+    ).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The games of a match in a fixed order.  Game ``id`` ``i`` belongs to deal
+    ``i // per_deal``; within a deal come the encounters in order and, with duplicate
+    deals, every seating of each.  ``group``: the duplicate set a game belongs to (with
+    ``--no-duplicate`` every game is its own group)."""
+
+    encounters: tuple[tuple[int, ...], ...]
+    seatings: tuple[tuple[int, ...], ...]  # side -> position in the encounter
+    duplicate: bool
+    deals: int
+
+    @property
+    def group_size(self) -> int:
+        return len(self.seatings) if self.duplicate else 1
+
+    @property
+    def per_deal(self) -> int:
+        return len(self.encounters) * self.group_size
+
+    @property
+    def total(self) -> int:
+        return self.deals * self.per_deal
+
+    def locate(self, gid: int) -> tuple[int, int, int, int]:
+        """``(deal, encounter, seating, group)`` of game ``gid``."""
+        deal, rest = divmod(gid, self.per_deal)
+        if self.duplicate:
+            encounter, seating = divmod(rest, len(self.seatings))
+            group = deal * len(self.encounters) + encounter
+        else:
+            encounter, seating, group = rest, deal % len(self.seatings), gid
+        return deal, encounter, seating, group
+
+    def side_bots(self, gid: int) -> tuple[int, ...]:
+        """The bot index playing each side of game ``gid``."""
+        _, encounter, seating, _ = self.locate(gid)
+        lineup = self.encounters[encounter]
+        return tuple(lineup[p] for p in self.seatings[seating])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked match: the config, the sides of the variant (tuples of seats), the bot
+    labels (specs, made unique) and the schedule."""
+
+    config: MatchConfig
+    sides: tuple[tuple[int, ...], ...]
+    labels: tuple[str, ...]
+    schedule: Schedule
+    #: The command of each bot that runs as a child process (``cmd:`` specs, every bot
+    #: with ``isolate``), else None.
+    commands: tuple[tuple[str, ...] | None, ...] = ()
+
+    def task(self, gid: int) -> dict[str, Any]:
+        """The plain-data task of game ``gid``."""
+        c = self.config
+        deal, encounter, seating, group = self.schedule.locate(gid)
+        side_bots = self.schedule.side_bots(gid)
+        seat_bots = [0] * c.players
+        for side, seats in enumerate(self.sides):
+            for seat in seats:
+                seat_bots[seat] = side_bots[side]
+        seed = deal_seed(c.seed, deal)
+        return {
+            "id": gid,
+            "group": group,
+            "deal": deal,
+            "encounter": encounter,
+            "seating": seating,
+            "variant": c.variant,
+            "players": c.players,
+            "options": dict(c.options),
+            "seed": seed,
+            "seat_bots": seat_bots,
+            "seats": [c.bots[b] for b in seat_bots],
+            "bot_seeds": [bot_seed(seed, seat, c.secret) for seat in range(c.players)],
+            "timeout": c.timeout,
+            **self._extras(seat_bots),
+        }
+
+    def _extras(self, seat_bots: Sequence[int]) -> dict[str, Any]:
+        """The task's fields for external bots and clocks (none without them, so that a
+        match of in-process bots plays exactly as before)."""
+        out: dict[str, Any] = {}
+        if any(self.commands[b] is not None for b in seat_bots):
+            out["commands"] = [self.commands[b] for b in seat_bots]
+        if self.config.tc is not None:
+            out["tc"] = parse_tc(self.config.tc)
+        return out
+
+
+def load_plugins(modules: Sequence[str]) -> None:
+    """Import each module and register it as a bones plugin (once); the registry is
+    rebuilt so that its variants and bots can be used."""
+    if not modules:
+        return
+    from .. import registry
+    from ..plugins.manager import get_plugin_manager
+
+    pm = get_plugin_manager()
+    changed = False
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # any import failure is bad input
+            raise MatchError(
+                f"--plugin {name}: cannot import it ({type(exc).__name__}: {exc})"
+            ) from None
+        if not pm.is_registered(module) and pm.get_plugin(name) is None:
+            pm.register(module, name=name)
+            changed = True
+    if changed:
+        registry.reset(plugins=False)
+
+
+def installed_plugins() -> set[str]:
+    """The modules of the installed bones plugins (entry points of the ``bones`` group)
+    and the built-in ones: the plugins a journal may name."""
+    from importlib.metadata import entry_points
+
+    from ..plugins.manager import BUILTIN_PLUGINS, ENTRY_POINT_GROUP
+
+    out = set(BUILTIN_PLUGINS)
+    with contextlib.suppress(Exception):
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            out.add(ep.value.partition(":")[0].strip())
+    return out
+
+
+def trusted_plugins(named: Sequence[str], given: Sequence[str], where: str) -> tuple[str, ...]:
+    """The plugins a journal names (``named``), each checked: a module is only imported
+    when it is installed (an entry point of the ``bones`` group) or named on the command
+    line (``given``); a journal someone sends must not make bones run code.
+    :class:`MatchError` otherwise."""
+    installed = installed_plugins()
+    for name in named:
+        if name not in installed and name not in given:
+            raise MatchError(
+                f"{where} names the plugin {name!r}, which is not installed (no 'bones' "
+                f"entry point); a journal cannot make bones import a module: if you trust "
+                f"it, name it again with --plugin {name}"
+            )
+    return tuple(named)
+
+
+def _labels(bots: Sequence[str], names: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The bots' names in tables: the spec, or for an external bot (``cmd:``) the name it
+    gave in its hello (``names``) or else its command line; made unique with ``#1``,
+    ``#2``."""
+    from ..bot import COMMAND_PREFIX
+
+    names = names or {}
+    bases = []
+    for spec in bots:
+        if spec.startswith(COMMAND_PREFIX):
+            bases.append(names.get(spec) or spec[len(COMMAND_PREFIX) :].strip())
+        else:
+            bases.append(spec)
+    counts: dict[str, int] = {}
+    for spec in bases:
+        counts[spec] = counts.get(spec, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for spec in bases:
+        if counts[spec] > 1:
+            seen[spec] = seen.get(spec, 0) + 1
+            out.append(f"{spec}#{seen[spec]}")
+        else:
+            out.append(spec)
+    return tuple(out)
+
+
+def bot_command(spec: str, isolate: bool = False) -> tuple[str, ...] | None:
+    """The command that runs the bot of ``spec`` as a child process: a ``cmd:`` spec's
+    own, or with ``isolate`` the protocol server serving the spec; None: in process."""
+    from ..bot import command_of
+
+    command = command_of(spec)
+    if command is not None:
+        return tuple(command)
+    if isolate:
+        return (sys.executable, "-m", "bones.protocol.server", spec)
+    return None
+
+
+def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
+    """Check ``config`` and make its schedule; :class:`MatchError` (or
+    :class:`~bones.OptionError`) with one line saying what is allowed.  ``names``: the
+    names external bots gave in their hello (spec -> name), for the labels."""
+    from .. import registry
+    from ..bot import check_spec
+
+    load_plugins(config.plugins)
+    if config.format not in FORMATS:
+        raise MatchError(f"unknown format {config.format!r}; formats: {', '.join(FORMATS)}")
+    spec = registry.variant(config.variant)  # OptionError listing the variants
+    if config.players not in spec.players:
+        allowed = ", ".join(map(str, spec.players))
+        raise MatchError(f"{spec.name} is played by {allowed} players, not {config.players}")
+    spec.resolve(config.players, **config.options)  # OptionError naming the option
+    if isinstance(config.games, bool) or not isinstance(config.games, int) or config.games < 1:
+        raise MatchError(f"--games must be a whole number >= 1; got {config.games!r}")
+    if config.timeout is not None and not config.timeout > 0:
+        raise MatchError(
+            f"--timeout must be > 0 seconds (0 on the command line: no limit); got {config.timeout}"
+        )
+    if config.tc is not None:
+        parse_tc(config.tc)
+    k = len(config.bots)
+    if k < 2:
+        raise MatchError(f"a match takes at least 2 bots; got {k}")
+    for text in config.bots:
+        bspec = check_spec(text)  # OptionError: the grammar, the known bots, the options
+        if not bspec.supports(spec.name):
+            plays = ", ".join(bspec.variants or ())
+            raise MatchError(f"bot {bspec.name!r} does not play {spec.name}; it plays: {plays}")
+    from ..core.round import Round
+
+    sides = tuple(
+        tuple(s)
+        for s in Round.deal(spec.name, players=config.players, seed=0, **config.options).sides
+    )
+    n_sides = len(sides)
+    shape = f"{spec.name} with {config.players} players has {n_sides} sides"
+    if n_sides == 2 and config.players == 4:
+        shape += " (partners sit opposite: a bot and its copy form a team)"
+    if config.format == "head-to-head":
+        if k > n_sides:
+            raise MatchError(
+                f"head-to-head puts every bot in each game, but {shape}, so it takes 2 to "
+                f"{n_sides} bots, not {k}; use --format round-robin or --format gauntlet"
+            )
+        encounters: list[tuple[int, ...]] = [tuple(range(k))]
+    elif config.format == "round-robin":
+        encounters = list(itertools.combinations(range(k), 2))
+    else:
+        encounters = [(0, j) for j in range(1, k)]
+    if config.sprt is not None and not (config.format == "head-to-head" and k == 2):
+        raise MatchError("--sprt tests one bot against another: it needs a head-to-head of 2 bots")
+    seats = tuple(seatings(len(encounters[0]), n_sides))
+    group = len(seats) if config.duplicate else 1
+    deals = math.ceil(config.games / group)
+    schedule = Schedule(tuple(encounters), seats, config.duplicate, deals)
+    if schedule.total > MAX_GAMES:
+        raise MatchError(
+            f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
+            f"{schedule.total:,} ({len(encounters)} encounter(s))"
+        )
+    commands = tuple(bot_command(spec, config.isolate) for spec in config.bots)
+    return Plan(config, sides, _labels(config.bots, names), schedule, commands)
