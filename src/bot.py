@@ -473,21 +473,32 @@ def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
         seen = len(events)
 
     deliver()
-    while not round.is_over:
-        seat = round.to_move
-        observation = round.observation(seat)
-        legal = observation.legal_moves
-        move = _call(seat, bots[seat], "choose", observation, legal)
-        if type(move) is not Move:  # exactly a Move: a subclass or a look-alike may lie
-            raise BotError(seat, f"choose() returned {_describe(move)}, not a bones.Move")
-        if move not in legal:  # Move.__eq__ compares the move codes
-            raise BotError(
-                seat,
-                f"choose() returned {move}, which is not legal; legal: "
-                + ", ".join(map(str, legal)),
-            )
-        round.play(move)
-        deliver()
+    choosers = [bot.choose for bot in bots]
+    seat = -1
+    try:
+        while not round.is_over:
+            seat = round.to_move
+            observation = round.observation(seat)
+            legal = observation.legal_moves
+            move = choosers[seat](observation, legal)
+            if type(move) is not Move:  # exactly a Move: a subclass or a look-alike may lie
+                raise BotError(seat, f"choose() returned {_describe(move)}, not a bones.Move")
+            if move not in legal:  # Move.__eq__ compares the move codes
+                raise BotError(
+                    seat,
+                    f"choose() returned {move}, which is not legal; legal: "
+                    + ", ".join(map(str, legal)),
+                )
+            seat = -1  # what follows is the engine's (an error there is not the bot's)
+            round.play(move)
+            if observers:
+                deliver()
+    except Exception as exc:
+        if seat < 0 or isinstance(exc, BotError):
+            raise
+        bot = bots[seat]
+        name = getattr(bot, "name", "") or type(bot).__name__
+        raise BotError(seat, f"{name}.choose() raised {type(exc).__name__}: {exc}") from exc
     result: RoundResult = round.result
     for seat, bot in enumerate(bots):
         if not _noop(bot, "end_round"):

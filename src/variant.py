@@ -458,6 +458,7 @@ class Variant:
             if not isinstance(option, Option) or option.name != key:
                 raise TypeError(f"{self.name}: options[{key!r}] must be an Option named {key!r}")
         object.__setattr__(self, "options", MappingProxyType(dict(options)))
+        object.__setattr__(self, "_resolved", {})  # resolve()'s answers, see _resolve_key
         if self.move_scorer is not None and not callable(self.move_scorer):
             raise TypeError(f"{self.name}: move_scorer must be callable")
         for n in self.players:  # every default must be valid for every allowed count
@@ -514,6 +515,27 @@ class Variant:
         resolved["players"] = players
         return resolved
 
+    def _resolve_cached(self, players: int, overrides: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`resolve`, remembered for each distinct ``(players, overrides)`` (a match
+        resolves the same options for every game).  The key holds every value's type as
+        well, so that ``True`` is never taken for ``1`` nor ``7.0`` for ``7``."""
+        try:
+            key = (
+                type(players),
+                players,
+                tuple(sorted((k, type(v), v) for k, v in overrides.items())),
+            )
+            hash(key)
+        except TypeError:  # an unhashable value (a per-player dict): not remembered
+            return self.resolve(players, **overrides)
+        cache: dict[Any, dict[str, Any]] = self._resolved  # type: ignore[attr-defined]
+        hit = cache.get(key)
+        if hit is None:
+            hit = self.resolve(players, **overrides)
+            if len(cache) < 256:
+                cache[key] = hit
+        return dict(hit)
+
     def resolve_options(self, players: object, options: Mapping[Any, Any]) -> dict[str, Any]:
         """:meth:`resolve` for overrides held in a mapping that may come from untrusted
         bytes: a key that is not a str, or that is not an option (``players`` included),
@@ -524,7 +546,7 @@ class Variant:
                     f"{self.name}: unknown option {brief(key)}; options are "
                     + (", ".join(self.options) or "(none)")
                 )
-        return self.resolve(players, **options)  # type: ignore[arg-type]
+        return self._resolve_cached(players, options)  # type: ignore[arg-type]
 
     def with_defaults(
         self,

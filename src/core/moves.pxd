@@ -5,6 +5,9 @@ from libc.stdint cimport uint32_t
 
 cdef class Move:
     cdef readonly uint32_t code  # the engine's encoding
+    cdef str _text               # the canonical text, made on first use (moves are shared)
+
+    cdef str _make_text(self)
 
 
 cdef Move move_of(uint32_t code)  # ValueError for a malformed code

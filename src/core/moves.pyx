@@ -96,6 +96,11 @@ cdef class Move:
         return kind_of(self.code) == KIND_MUGGINS
 
     def __str__(self):
+        if self._text is None:
+            self._text = self._make_text()
+        return self._text
+
+    cdef str _make_text(self):
         cdef uint32_t kind = kind_of(self.code)
         if kind == KIND_DRAW:
             return "draw"

@@ -12,6 +12,7 @@ cdef class Round:
     cdef list _event_marks       # _event_marks[k]: len(_events) before ply k
     cdef list _layout            # the placements of the first _layout_plies plies (a cache)
     cdef int _layout_plies       # plies scanned into _layout
+    cdef object _result          # the RoundResult once over (a cache, reset on undo)
     cdef bint partial            # the deal is not a full deal of the variant (partial=True)
     cdef bint _scoring           # a Python move_scorer is running: play/undo/copy refuse
 

@@ -3,12 +3,32 @@
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check, PyNumber_Index
+from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 import msgpack
+
+
+cdef extern from "Python.h":
+    object PyType_GenericAlloc(PyTypeObject* type, Py_ssize_t nitems)
+    object _new_instance "__bones_new_instance" (object type)
+
+cdef extern from *:
+    """
+    /* An instance of a class, made by its tp_new with no arguments (the class is a
+       Python subclass of a compiled class whose tp_new does all the work). */
+    static PyObject *__bones_new_instance(PyObject *type) {
+        PyObject *args = PyTuple_New(0);
+        PyObject *out;
+        if (args == NULL) return NULL;
+        out = ((PyTypeObject *)type)->tp_new((PyTypeObject *)type, args, NULL);
+        Py_DECREF(args);
+        return out;
+    }
+    """
 
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
@@ -20,10 +40,11 @@ from bones.core.state cimport (
     add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
     outcome, play, state_init, undo,
 )
-from bones.core.tiles cimport ALL_TILES, popcount, tile_at, to_mask, to_tile_index
+from bones.core.tiles cimport (
+    ALL_TILES, popcount, tile_at, tiles_of_mask, to_mask, to_tile_index,
+)
 
 from bones.core.moves import END_NAMES
-from bones.core.tiles import tiles_of_mask
 from bones.errors import BonesError, IllegalMove, OptionError
 from bones.records import Event, RoundResult
 
@@ -37,8 +58,24 @@ cdef object _NEW = object()  # the token that lets this module construct rounds 
 cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
 cdef long _MAX_SCORE = MAX_SCORE  # C copies of the limits, for checks without a lookup
 cdef long _MAX_MOVE_POINTS = MAX_MOVE_POINTS
-cdef tuple _END_NAMES = tuple(END_NAMES)
+cdef tuple _END_PAIRS = tuple(tuple((name, v) for v in range(7)) for name in END_NAMES)
 cdef object _Observation = None  # bones.observation.Observation, imported on first use
+
+
+cdef inline void _put(object tup, Py_ssize_t i, object item):
+    Py_INCREF(item)  # PyTuple_SET_ITEM steals a reference
+    PyTuple_SET_ITEM(tup, i, item)
+
+
+cdef object _event(str kind, int seat, object move, int count, int points):
+    """An Event (a NamedTuple: a tuple subclass) made without calling its Python __new__."""
+    cdef object ev = PyType_GenericAlloc(<PyTypeObject*>Event, 5)
+    _put(ev, 0, kind)
+    _put(ev, 1, seat)
+    _put(ev, 2, move)
+    _put(ev, 3, count)
+    _put(ev, 4, points)
+    return ev
 
 
 cdef class LegalMoves:
@@ -541,12 +578,19 @@ cdef class Round:
         return self._ends()
 
     cdef tuple _ends(self):
-        cdef int e
-        out = []
+        cdef int e, n = 0
+        for e in range(self.st.n_ends):
+            n += self.st.ends[e].live != 0
+        cdef tuple out = PyTuple_New(n)
+        cdef object pair
+        n = 0
         for e in range(self.st.n_ends):
             if self.st.ends[e].live:
-                out.append((_END_NAMES[e], self.st.ends[e].v))
-        return tuple(out)
+                pair = _END_PAIRS[e][self.st.ends[e].v]  # one shared (name, number) tuple
+                Py_INCREF(pair)
+                PyTuple_SET_ITEM(out, n, pair)
+                n += 1
+        return out
 
     @property
     def count(self):
@@ -607,14 +651,16 @@ cdef class Round:
         cdef int n = self.rules.c.n_sides
         if self.st.status == PLAYING:
             return None
-        outcome(self.st, &out)
-        return RoundResult(
-            _REASONS[out.reason],
-            tuple(x for x in range(n) if out.winners >> x & 1),
-            tuple(out.points[x] for x in range(n)),
-            tuple(out.values[x] for x in range(n)),
-            self.st.last_seat,
-        )
+        if self._result is None:
+            outcome(self.st, &out)
+            self._result = RoundResult(
+                _REASONS[out.reason],
+                tuple([x for x in range(n) if out.winners >> x & 1]),
+                tuple([out.points[x] for x in range(n)]),
+                tuple([out.values[x] for x in range(n)]),
+                self.st.last_seat,
+            )
+        return self._result  # immutable; forgotten on undo
 
     @property
     def events(self):
@@ -637,23 +683,24 @@ cdef class Round:
         cdef int kind = kind_of(p.move), seat = p.chain_seat, _
         out = self._events
         if kind == KIND_DRAW:
-            out.append(Event("draw", p.seat, None, 1, 0))
+            out.append(_event("draw", p.seat, None, 1, 0))
         elif kind == KIND_PASS:
-            out.append(Event("pass", p.seat, None, 0, 0))
+            out.append(_event("pass", p.seat, None, 0, 0))
         elif kind == KIND_MUGGINS:
-            out.append(Event("muggins", p.seat, move_of(p.move), 0, p.points))
+            out.append(_event("muggins", p.seat, move_of(p.move), 0, p.points))
         else:
-            out.append(Event("play", p.seat, move_of(p.move), p.count, p.points))
+            out.append(_event("play", p.seat, move_of(p.move), p.count, p.points))
         if p.drawn:
-            out.append(Event("draw", p.chain_seat, None, p.drawn, 0))
+            out.append(_event("draw", p.chain_seat, None, p.drawn, 0))
         for _ in range(p.passes):
-            out.append(Event("pass", seat, None, 0, 0))
+            out.append(_event("pass", seat, None, 0, 0))
             seat = (seat + 1) % self.rules.c.players
 
     cdef void _forget_events(self, int plies) except *:
         """Drop the cached events and placements of plies from ``plies`` on (after undo or
         a new deal)."""
         cdef int i, kept = 0
+        self._result = None
         if self._event_marks is not None and len(self._event_marks) > plies:
             del self._events[self._event_marks[plies]:]
             del self._event_marks[plies:]
@@ -670,7 +717,7 @@ cdef class Round:
         if _Observation is None:
             from bones.observation import Observation
             _Observation = Observation
-        cdef SeatView o = _Observation.__new__(_Observation)
+        cdef SeatView o = _new_instance(_Observation)
         o.seat = s
         o.side = self.rules.c.side_of[s]
         o.variant = self.rules.variant.name

@@ -69,3 +69,4 @@ cdef Tile tile_at(int index)
 cdef int to_tile_index(object tile) except -1  # TypeError: not a str/Tile; ValueError
 cdef str short_repr(str text)
 cdef uint32_t to_mask(object tiles) except? 0xFFFFFFFF
+cpdef tuple tiles_of_mask(uint32_t mask)

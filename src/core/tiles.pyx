@@ -1,5 +1,7 @@
 """The 28 tiles of the double-six set as small immutable objects."""
 
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint32_t
 
 
@@ -120,12 +122,17 @@ cdef uint32_t to_mask(object tiles) except? 0xFFFFFFFF:
     return m
 
 
-def tiles_of_mask(uint32_t mask):
+cpdef tuple tiles_of_mask(uint32_t mask):
     """The tiles of a mask (bit t = tile t), in index order."""
     if mask & ~ALL_TILES:
         raise ValueError(f"not a tile mask: {mask:#x} (tiles are bits 0..27)")
-    out = []
+    cdef tuple out = PyTuple_New(popcount(mask))
+    cdef object tile
+    cdef Py_ssize_t i = 0
     while mask:
-        out.append(_TILES[ctz(mask)])
+        tile = _TILES[ctz(mask)]
+        Py_INCREF(tile)
+        PyTuple_SET_ITEM(out, i, tile)
+        i += 1
         mask &= mask - 1
-    return tuple(out)
+    return out

@@ -35,8 +35,38 @@ class _Alarm(BaseException):
     by the runner's watchdog)."""
 
 
+# One interval timer serves every hook of a worker, without a system call per hook: a hook
+# sets _DEADLINE, and the timer is armed only when it would fire after that deadline (or
+# is not armed).  When it fires, the handler raises _Alarm in a hook past its deadline,
+# re-arms for the deadline of a hook still within it, and otherwise lets the timer rest
+# until the next hook arms it.  So the timer fires about once per time limit, not per move.
+_DEADLINE = 0.0  # time.monotonic() at which the running hook is out of time; 0: none
+_ARMED = 0.0  # time.monotonic() at which the timer fires; 0: not armed
+
+
+def _arm(seconds: float) -> None:
+    global _ARMED
+    seconds = max(seconds, 1e-4)
+    _ARMED = time.monotonic() + seconds
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def _disarm() -> None:
+    global _ARMED
+    if _ARMED:
+        _ARMED = 0.0
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
-    raise _Alarm()
+    global _ARMED
+    _ARMED = 0.0
+    deadline = _DEADLINE
+    if deadline:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _Alarm()
+        _arm(left)
 
 
 #: The hooks of a bot, by the code a worker writes in its watch slot.
@@ -61,10 +91,11 @@ def hook_name(code: float | int) -> str:
 
 class Watch:
     """This worker's slot in shared memory: pid, game id, the seat whose hook is running
-    (-1: none: the engine's part of the game), since when (``time.time()``, 0: idle) and
-    which hook, so the parent can kill a worker stuck in a bot and say whose hook it was.
-    The engine's part is timed too: nothing of a game may run for the hard limit without
-    a hook starting or ending (a bot's ``__del__`` or thread that never lets go)."""
+    (-1: none: the engine's part of the game), since when (``time.monotonic()``, the same
+    clock in every process of the machine; 0: idle) and which hook, so the parent can
+    kill a worker stuck in a bot and say whose hook it was.  The engine's part is timed
+    too: nothing of a game may run for the hard limit without a hook starting (a bot's
+    ``__del__`` or thread that never lets go)."""
 
     def __init__(self, array: Any, index: int) -> None:
         self.a = array
@@ -77,19 +108,18 @@ class Watch:
         a[b + 1] = gid
         a[b + 2] = -1.0
         a[b + 4] = -1.0
-        a[b + 3] = time.time()
+        a[b + 3] = time.monotonic()
 
     def begin(self, seat: int, hook: int) -> None:
         a, b = self.a, self.base
         a[b + 2] = seat
         a[b + 4] = hook
-        a[b + 3] = time.time()
+        a[b + 3] = time.monotonic()
 
     def end(self) -> None:
         a, b = self.a, self.base
-        a[b + 2] = -1.0
-        a[b + 4] = -1.0
-        a[b + 3] = time.time()
+        a[b + 2] = -1.0  # the hook code is left: with no seat the parent ignores it
+        a[b + 3] = time.monotonic()
 
     def idle(self) -> None:
         a, b = self.a, self.base
@@ -193,25 +223,32 @@ class _Guard:
         self.watch = _WATCH
         self.longest = 0.0
 
-    def _call(self, hook: int, args: tuple[Any, ...], alarm: bool) -> Any:
-        watch = self.watch
+    def _call(self, hook: int, *args: Any) -> Any:
+        global _DEADLINE
+        start = time.monotonic()
+        watch = self.watch  # its begin() and end(), inline: this runs for every move
         if watch is not None:
-            watch.begin(self.seat, hook)
-        alarm = alarm and self.alarm
-        start = time.perf_counter()
+            a, b = watch.a, watch.base
+            a[b + 2] = self.seat
+            a[b + 4] = hook
+            a[b + 3] = start
         try:
             try:
-                if alarm:
-                    signal.setitimer(signal.ITIMER_REAL, self.timeout)  # type: ignore[arg-type]
+                if self.alarm and hook != _OBSERVE:
+                    limit: float = self.timeout  # type: ignore[assignment]
+                    deadline = start + limit
+                    if not _ARMED or deadline < _ARMED:
+                        _arm(limit)
+                    _DEADLINE = deadline
                 try:
                     if hook == _INIT:
                         value = args[0]()
-                    else:
+                    else:  # the bot's attribute lookup too is the bot's code, guarded
                         value = getattr(self.bot, HOOKS[hook])(*args)
                 finally:
-                    if alarm:
-                        signal.setitimer(signal.ITIMER_REAL, 0)
+                    _DEADLINE = 0.0
             except _Alarm:
+                _DEADLINE = 0.0  # the alarm may have cut the finally short
                 raise _move_timeout()(
                     self.seat,
                     f"{self.name} gave no answer from {HOOKS[hook]}() within "
@@ -229,8 +266,8 @@ class _Guard:
             raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
         finally:
             if watch is not None:
-                watch.end()
-        elapsed = time.perf_counter() - start
+                a[b + 2] = -1.0  # the engine's part: "since" stays the hook's start
+        elapsed = time.monotonic() - start
         if hook == _CHOOSE and elapsed > self.longest:
             self.longest = elapsed
         if self.timeout is not None and elapsed > self.timeout:
@@ -241,22 +278,22 @@ class _Guard:
         return value
 
     def start_game(self, *args: Any) -> None:
-        self._call(_START_GAME, args, True)
+        self._call(_START_GAME, *args)
 
     def start_round(self, *args: Any) -> None:
-        self._call(_START_ROUND, args, True)
+        self._call(_START_ROUND, *args)
 
     def observe(self, *args: Any) -> None:
-        self._call(_OBSERVE, args, False)
+        self._call(_OBSERVE, *args)
 
     def choose(self, *args: Any) -> Any:
-        return self._call(_CHOOSE, args, True)
+        return self._call(_CHOOSE, *args)
 
     def end_round(self, *args: Any) -> None:
-        self._call(_END_ROUND, args, True)
+        self._call(_END_ROUND, *args)
 
     def end_game(self, *args: Any) -> None:
-        self._call(_END_GAME, args, True)
+        self._call(_END_GAME, *args)
 
 
 class _ClockGuard(_Guard):
@@ -295,7 +332,7 @@ class _ClockGuard(_Guard):
             self.timeout, self.alarm = limit, self.can_alarm
         start = time.perf_counter()
         try:
-            move = self._call(_CHOOSE, args, True)
+            move = self._call(_CHOOSE, *args)
         except BotError as exc:
             if on_clock and not self.external and isinstance(exc, _move_timeout()):
                 raise _move_timeout()(
@@ -585,7 +622,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                     guard = _Guard(None, seat, name, timeout, alarm)
                 make = lambda g=guard, s=spec, x=seed: _make(g, s, x)  # noqa: E731
             try:
-                guard.bot = guard._call(_INIT, (make,), True)
+                guard.bot = guard._call(_INIT, make)
                 if guard.external:
                     guard.name = getattr(guard.bot.info, "name", None) or name
             except BotError as exc:
@@ -626,6 +663,8 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 if guard.external:
                     _give_back(guard.bot, finished)
         _release(guards, watch)
+        if _ALARM_READY:
+            _disarm()
         if watch is not None:
             watch.idle()
     longest = [round(g.longest, 6) for g in guards]

@@ -215,7 +215,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 for rec in records:
                     state.record(rec)
             if pool is not None and limit is not None and not broken:
-                now = time.time()
+                now = time.monotonic()
                 for pid, gid, seat, since, hook in pool.busy():
                     if since and now - since > limit and gid not in killed:
                         killed[gid] = (seat, hook)
@@ -266,7 +266,7 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
                 busy = pool.busy()
                 if busy:
                     _pid, _gid, seat, since, hook = busy[0]
-                    if limit is not None and since and time.time() - since > limit:
+                    if limit is not None and since and time.monotonic() - since > limit:
                         pool.shutdown(kill=True)
                         state.record(_killed_record(plan, gid, seat, hook, limit))
                         return

@@ -1,0 +1,78 @@
+"""The caches and shortcuts that make the runner fast keep the engine's answers exact."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from bones import Observation, Round
+from bones.match.schedule import MatchConfig, plan
+
+
+def test_result_is_forgotten_on_undo():
+    r = Round.deal("block", players=2, seed=3)
+    while not r.is_over:
+        r.play(r.legal_moves[0])
+    first = r.result
+    assert r.result is first  # cached while the round stays over
+    last = r.undo()
+    assert r.result is None
+    other = next((m for m in r.legal_moves if m != last), last)
+    r.play(other)
+    assert r.result is not None
+    assert r.result == Round.from_msgpack(r.to_msgpack()).result
+
+
+def test_layout_and_events_follow_undo_and_replay():
+    r = Round.deal("straight", players=3, seed=11)
+    seen = []
+    while not r.is_over:
+        seen.append((r.layout, r.events))
+        r.play(r.legal_moves[-1])
+    while r.moves:
+        r.undo()
+        layout, events = seen.pop()
+        assert r.layout == layout and r.events == events
+        copy = Round.from_msgpack(r.to_msgpack())
+        assert copy.layout == r.layout and copy.events == r.events
+
+
+def test_move_text_is_stable():
+    r = Round.deal("kozel", players=4, seed=5)
+    while not r.is_over:
+        for m in r.legal_moves:
+            assert str(m) == str(m) and type(m).parse(str(m)) == m
+        r.play(r.legal_moves[0])
+
+
+def test_observation_made_without_init_is_safe():
+    obs = Observation.__new__(Observation)
+    assert obs.seat is None and obs.legal_moves is None
+    with pytest.raises(TypeError):
+        obs.points_after("6-6")
+    assert not hasattr(obs, "__dict__")
+
+
+def test_observation_fields_match_the_round():
+    r = Round.deal("straight", players=4, seed=2)
+    while not r.is_over:
+        for seat in range(4):
+            o = r.observation(seat)
+            assert o.hand == r.hand(seat) and o.ends == r.ends and o.layout == r.layout
+            assert o.events == r.events and o.scores == r.scores
+            assert o.hand_sizes == r.hand_sizes and o.options == {}
+            assert o.legal_moves == (tuple(r.legal_moves) if seat == r.to_move else ())
+            assert Observation.from_msgpack(o.to_msgpack()) == o
+        r.play(r.legal_moves[-1])
+
+
+def test_no_timer_is_left_running_after_a_game():
+    from bones.match import driver
+
+    config = MatchConfig(bots=("random", "greedy"), variant="straight", players=2, games=2)
+    the_plan = plan(config)
+    rec = driver.play_game(the_plan.task(0))
+    assert rec["forfeit"] is None
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert driver._ARMED == 0.0 and driver._DEADLINE == 0.0
