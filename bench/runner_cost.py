@@ -3,6 +3,11 @@
     python bench/runner_cost.py                     # 4-player straight, random bots
     python bench/runner_cost.py --variant block --players 2 --games 300 --repeats 9
     python bench/runner_cost.py --instructions      # callgrind counts instead of time
+    python bench/runner_cost.py --base /tmp/bones-base      # against an older build, alternately
+    python bench/runner_cost.py --instructions --tree /tmp/bones-base
+
+A tree is a source checkout whose core is built in place (``python setup.py build_ext
+--inplace`` makes ``build/cython-include/bones``, the import path used for it).
 
 The runner plays the games as a worker of ``bones match`` does (``play_games`` on the
 tasks of a match, with the worker's watch slot and the default time limit, so every hook
@@ -34,7 +39,7 @@ import time
 
 
 def _tasks(variant: str, players: int, games: int) -> list[dict]:
-    from bones.match.schedule import MatchConfig, plan
+    from bones.match.runner import MatchConfig, plan
 
     config = MatchConfig(
         bots=("random", "random"), variant=variant, players=players, games=games, seed=1
@@ -47,16 +52,21 @@ def _as_worker() -> None:
     """This process becomes a worker of the pool: watched hooks, stdout to stderr."""
     import multiprocessing
 
-    from bones.match import driver
-    from bones.match.driver import SLOT
+    try:
+        from bones.match import driver
+    except ImportError:  # a build from before the runner was split (for --base)
+        from bones.match import runner as old
 
-    driver.enter_worker(multiprocessing.RawArray("d", SLOT), 0)
+        old._IN_WORKER = True
+        old._WATCH = old._Watch(multiprocessing.RawArray("d", old._SLOT), 0)
+        return
+    driver.enter_worker(multiprocessing.RawArray("d", driver.SLOT), 0)
 
 
 def runner(tasks: list[dict]) -> tuple[int, int, float]:
     """``(moves, rounds, seconds)`` of the games of ``tasks`` played by the runner's
     worker function."""
-    from bones.match.driver import play_games
+    from bones.match.runner import play_games
 
     start = time.process_time()
     records = play_games(tasks)
@@ -145,7 +155,7 @@ def _instructions(what: str, args: argparse.Namespace, rounds: int = 0) -> tuple
             + [sys.executable, "-c", code],
             capture_output=True,
             text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            env=_env(args.tree),
             check=True,
         )
         total = int(re.search(r"Collected : (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
@@ -154,6 +164,38 @@ def _instructions(what: str, args: argparse.Namespace, rounds: int = 0) -> tuple
     if found and found.group(2):
         args.rounds_played = int(found.group(2))
     return total, moves
+
+
+def _env(tree: str | None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if tree:
+        env["PYTHONPATH"] = os.path.join(os.path.abspath(tree), "build", "cython-include")
+    return env
+
+
+def versus(args: argparse.Namespace) -> dict:
+    """This checkout and ``--base`` alternately, a fresh process per repeat and tree."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    child = [sys.executable, os.path.abspath(__file__), "--variant", args.variant]
+    child += ["--players", str(args.players), "--games", str(args.games), "--repeats", "1"]
+    runs: dict[str, list[dict]] = {"new": [], "base": []}
+    for _ in range(args.repeats):
+        for key, tree in (("base", args.base), ("new", here)):
+            out = subprocess.run(child, env=_env(tree), capture_output=True, text=True, check=True)
+            runs[key].append(json.loads(out.stdout))
+    report = {}
+    for key, items in runs.items():
+        report[key] = {
+            "runner_us_per_move": min(r["runner_us_per_move"] for r in items),
+            "bare_us_per_move": min(r["bare_us_per_move"] for r in items),
+            "cost_us_per_move": min(r["cost_us_per_move"] for r in items),
+            "cost_median_us": statistics.median(r["cost_us_per_move"] for r in items),
+        }
+    report["cost_ratio_new_over_base"] = (
+        report["new"]["cost_us_per_move"] / report["base"]["cost_us_per_move"]
+    )
+    report["repeats"] = args.repeats
+    return report
 
 
 def instructions(args: argparse.Namespace) -> dict:
@@ -178,9 +220,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=200, help="games of the match (default 200)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--tree", help="measure the build of this source tree (--instructions)")
+    ap.add_argument("--base", help="a source tree to measure alternately with this one")
     args = ap.parse_args(argv)
     args.rounds_played = 0
-    result = instructions(args) if args.instructions else timed(args)
+    if args.instructions:
+        result = instructions(args)
+    elif args.base:
+        result = versus(args)
+    else:
+        result = timed(args)
     print(json.dumps(result, indent=2))
 
 

@@ -351,7 +351,20 @@ def _match_parsers(sub: Any) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="worker processes (default: all cores; 1 plays in this process)",
+        help="worker processes (default: all cores); with dask: batches in flight (default: "
+        "the cluster's threads)",
+    )
+    p.add_argument(
+        "--executor",
+        choices=("processes", "dask"),
+        default="processes",
+        help="where the games run: worker processes here (default), or a Dask cluster "
+        "(pip install 'bones[dask]'; needs --scheduler)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler's address (tcp://host:8786) for --executor dask",
     )
     p.add_argument(
         "--timeout",
@@ -516,14 +529,28 @@ def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
 
     config, path = _match_config(args)
     progress = {"auto": None, "always": True, "never": False}[args.progress]
-    summary = run_match(
-        config,
-        path,
-        jobs=args.jobs,
-        resume=args.resume,
-        overwrite=args.overwrite,
-        progress=progress,
-    )
+    cluster = None
+    if args.executor == "dask":
+        from .match.executors import DaskExecutor
+
+        if not args.scheduler:
+            raise OptionError("--executor dask needs --scheduler ADDRESS (tcp://host:8786)")
+        cluster = DaskExecutor(args.scheduler)
+    elif args.scheduler:
+        raise OptionError("--scheduler is for --executor dask")
+    try:
+        summary = run_match(
+            config,
+            path,
+            jobs=args.jobs or (cluster.threads if cluster is not None else None),
+            resume=args.resume,
+            overwrite=args.overwrite,
+            progress=progress,
+            executor=cluster.executor if cluster is not None else None,
+        )
+    finally:
+        if cluster is not None:
+            cluster.close()
     if args.json:
         json.dump(summary, out, indent=2)
         print(file=out)

@@ -1,6 +1,6 @@
-"""The process pool that runs the tasks: workers that die with the runner, report in
-shared memory which game, seat and hook they are busy with (the runner's watchdog reads
-it), and send bots' output to stderr."""
+"""The executors that run the tasks: the process pool, whose workers die with the
+runner, report in shared memory which game, seat and hook they are busy with (the
+runner's watchdog reads it) and send bots' output to stderr; and a Dask cluster."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .driver import SLOT, enter_worker
-from .schedule import load_plugins
+from .driver import SLOT, enter_worker, play_games
+from .schedule import MatchError, load_plugins
 
 # ---------------------------------------------------------------------------------------
 # The process pool with its watchdog
@@ -116,3 +116,46 @@ class Pool:
                     os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.executor.shutdown(wait=not kill, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Any other executor (a Dask cluster): the task carries the plugins to load
+
+
+def play_remote(plugins: Sequence[str], batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A task for an executor whose workers were not started by this runner (a Dask
+    worker): load the match's plugins (once per process), then play the batch."""
+    load_plugins(plugins)
+    return play_games(batch)
+
+
+class DaskExecutor:
+    """A ``concurrent.futures`` executor on a Dask distributed cluster (``bones[dask]``):
+    ``scheduler`` is the address of a running scheduler (``tcp://host:8786``) or a
+    ``distributed.Client``.  ``threads`` is the cluster's number of worker threads, the
+    batches the runner keeps in flight.  Workers must have bones installed, and the
+    plugins of the match importable; a worker runs the games in its own threads, so an
+    in-process bot that hangs is not interrupted there: ``--isolate`` runs every bot
+    behind the protocol, whose deadlines hold in any thread."""
+
+    def __init__(self, scheduler: Any, timeout: float = 30.0) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise MatchError(
+                "--executor dask needs the Dask extra: pip install 'bones[dask]'"
+            ) from None
+        self.own = not isinstance(scheduler, Client)
+        try:
+            self.client = Client(scheduler, timeout=timeout) if self.own else scheduler
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise MatchError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+        self.executor: cf.Executor = self.client.get_executor(pure=False)
+        self.threads = max(1, sum(self.client.nthreads().values()))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.executor.shutdown(wait=False)
+        if self.own:
+            with contextlib.suppress(Exception):
+                self.client.close()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .driver import hard_limit, hook_name, play_game, play_games
-from .executors import PARENT_FDS, Pool
+from .executors import PARENT_FDS, Pool, play_remote
 from .journal import (
     IdSet,
     Journal,
@@ -179,6 +179,11 @@ def _killed_record(plan: Plan, gid: int, seat: int, hook: int, limit: float) -> 
     )
 
 
+#: How many times a task may fail on an executor the runner did not make (a Dask worker
+#: that died) before the match stops.
+_TASK_TRIES = 3
+
+
 def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executor | None) -> None:
     plan = state.plan
     queue = list(pending)
@@ -189,6 +194,16 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
+    failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
+
+    def submit(batch: list[int]) -> None:
+        tasks = [plan.task(g) for g in batch]
+        if pool is not None:
+            fut = ex.submit(play_games, tasks)
+        else:  # workers this runner did not start: each task names the plugins to load
+            fut = ex.submit(play_remote, plan.config.plugins, tasks)
+        in_flight[fut] = batch
+
     try:
         while True:
             while not state.stopped and position < len(queue) and len(in_flight) < 2 * jobs:
@@ -196,8 +211,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 batch = [g for g in queue[position : position + size] if g not in state.done]
                 position += size
                 if batch:
-                    fut = ex.submit(play_games, [plan.task(g) for g in batch])
-                    in_flight[fut] = batch
+                    submit(batch)
             if not in_flight or state.stopped:
                 break
             finished, _ = cf.wait(in_flight, timeout=0.25, return_when=cf.FIRST_COMPLETED)
@@ -211,6 +225,18 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                         raise
                     broken = True
                     in_flight[fut] = batch  # dealt with below, with the others
+                    continue
+                except Exception as exc:  # noqa: BLE001  (a cluster's worker died, ...)
+                    if pool is not None:
+                        raise
+                    tries = failures[batch[0]] = failures.get(batch[0], 0) + 1
+                    if tries >= _TASK_TRIES:
+                        raise MatchError(
+                            f"the executor failed the task of games {batch[0]}..{batch[-1]} "
+                            f"{tries} times ({type(exc).__name__}: {exc}); the journal keeps "
+                            "every finished game: --resume continues"
+                        ) from exc
+                    submit(batch)  # a lost worker: the games run again elsewhere
                     continue
                 for rec in records:
                     state.record(rec)
