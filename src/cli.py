@@ -379,6 +379,12 @@ def _match_parsers(sub: Any) -> None:
         "after each move (e.g. 10+0.1); a bot whose clock runs out loses the game",
     )
     p.add_argument(
+        "--bot-logs",
+        metavar="DIR",
+        help="keep the stderr of every bot that runs as a child process (cmd: specs, "
+        "--isolate) in DIR, one file per game and seat: game-ID-seat-S.log, 1 MiB at most",
+    )
+    p.add_argument(
         "--isolate",
         action="store_true",
         help="run every bot as a child process over the bones-bot protocol (python -m "
@@ -433,6 +439,14 @@ def _match_parsers(sub: Any) -> None:
         "--strict",
         action="store_true",
         help="check every observation with Observation.from_msgpack (slower)",
+    )
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="register MODULE as a bones plugin first, for a bot that is not installed "
+        "(repeatable)",
     )
 
     p = sub.add_parser(
@@ -519,6 +533,7 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "secret": secret,
         "isolate": True if args.isolate else old.get("isolate", False),
         "tc": pick(args.tc, "tc", None),
+        "bot_logs": pick(args.bot_logs, "bot_logs", None),
     }
     return MatchConfig.from_dict(data), path
 
@@ -575,7 +590,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
     from .protocol.server import serve_spec
 
-    return serve_spec(args.spec, args.strict)
+    return serve_spec(args.spec, args.strict, plugins=args.plugin)
 
 
 COMMANDS = {

@@ -325,3 +325,59 @@ def test_default_journal_name_of_a_long_command_stays_short():
     assert MatchConfig(bots=("cmd:./a", "greedy")).default_journal().startswith("cmd_._a-vs-")
     other = MatchConfig(bots=(spec + "x", "greedy")).default_journal()
     assert other != name
+
+
+def test_isolate_takes_the_match_plugins_into_each_bot_process(tmp_path, monkeypatch):
+    """A plugin's bot under --isolate runs in its own process (loading the --plugin
+    modules there), where no round exists to peek at; in-process the same bot finds it."""
+    here = str(Path(__file__).resolve().parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    base = dict(bots=("t-peek", "greedy"), games=2, plugins=("peek_plugin",))
+    _, inside = play(tmp_path, "inside.jsonl", **base)
+    assert all("saw another hand" in g["forfeit"]["detail"] for g in games(inside))
+    summary, isolated = play(tmp_path, "isolated.jsonl", isolate=True, **base)
+    recs = games(isolated)
+    assert len(recs) == 2 and all(g["forfeit"] is None and g["rounds"] for g in recs)
+    assert [x["bot"] for x in summary["bots"]] == ["t-peek", "greedy"]
+
+
+def test_serve_bot_reports_a_plugin_that_does_not_import(capsys):
+    from bones.protocol.server import main as server_main
+
+    assert server_main(["greedy", "--plugin", "no_such_module_here"]) == 2
+    assert "--plugin no_such_module_here: cannot import it" in capsys.readouterr().err
+
+
+def test_game_start_carries_the_clock_and_each_game_has_its_log(tmp_path):
+    """--tc reaches the bot in game_start (game_ms, increment_ms); --bot-logs keeps each
+    external bot's stderr per game and seat."""
+    from bones.match.schedule import BOT_LOG_LIMIT
+
+    logs = tmp_path / "logs"
+    spec = misbehave(tmp_path, "log_clock")
+    summary, path = play(tmp_path, bots=(spec, "greedy"), games=2, tc="30+0.5", bot_logs=str(logs))
+    assert summary["played"] == 2
+    recs = games(path)
+    for rec in recs:
+        seat = rec["seats"].index(spec)
+        text = (logs / f"game-{rec['id']}-seat-{seat}.log").read_text()
+        assert text.count("clock") == 1  # this game's log: one game_start
+        clock = json.loads(text.split("clock ", 1)[1].splitlines()[0])
+        assert clock == {"move_ms": 10000, "game_ms": 30000, "increment_ms": 500}
+    assert header(path)["bot_logs"] == str(logs)
+    flood, floods = misbehave(tmp_path, "flood_stderr"), tmp_path / "floods"
+    play(tmp_path, "flood.jsonl", bots=(flood, "greedy"), games=2, bot_logs=str(floods))
+    sizes = [p.stat().st_size for p in floods.iterdir()]
+    assert len(sizes) == 2 and all(BOT_LOG_LIMIT <= n <= BOT_LOG_LIMIT + 100 for n in sizes)
+
+
+def test_without_a_clock_game_start_says_so(tmp_path):
+    logs = tmp_path / "logs"
+    spec = misbehave(tmp_path, "log_clock")
+    play(tmp_path, bots=(spec, "greedy"), games=2, bot_logs=str(logs))
+    text = next(logs.iterdir()).read_text()
+    assert json.loads(text.split("clock ", 1)[1].splitlines()[0]) == {
+        "move_ms": 10000,
+        "game_ms": None,
+        "increment_ms": None,
+    }

@@ -23,7 +23,7 @@ from .journal import (
     make_record,
     round_entry,
 )
-from .schedule import tc_text
+from .schedule import BOT_LOG_LIMIT, tc_text
 
 # ---------------------------------------------------------------------------------------
 # Playing one game (in a worker or in-process)
@@ -380,10 +380,18 @@ def _close_externals() -> None:
             bot.close(grace=0.2)
 
 
-def _take_external(command: tuple[str, ...], seat: int, seed: int, timeout: float | None) -> Any:
+def _take_external(
+    command: tuple[str, ...],
+    seat: int,
+    seed: int,
+    timeout: float | None,
+    clock: tuple[float, float] | None = None,
+    log: str | None = None,
+) -> Any:
     """An external bot running ``command`` for ``seat`` of a game: an idle one of this
-    process (restarted if its process is gone: after a fault) or a new one.  Its fault
-    in the handshake is an :class:`ExternalBotError` of ``seat``."""
+    process (restarted if its process is gone: after a fault) or a new one, with the
+    game's ``clock`` and its stderr going to ``log`` (if given).  Its fault in the
+    handshake is an :class:`ExternalBotError` of ``seat``."""
     from ..protocol.client import ExternalBot, ExternalBotError
 
     with _EXTERNAL_LOCK:
@@ -403,6 +411,9 @@ def _take_external(command: tuple[str, ...], seat: int, seed: int, timeout: floa
     bot.seed = seed
     bot.move_time = timeout
     bot.hook_time = timeout
+    bot.clock = clock
+    if log is not None:
+        bot.log_to(log, BOT_LOG_LIMIT)
     try:
         if not bot.alive:
             bot.restart()
@@ -612,8 +623,12 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 else:
                     guard = _Guard(None, seat, name, None, False)
                     guard.external = True
-                make: Any = lambda c=tuple(command), s=seat, x=seed: _take_external(  # noqa: E731
-                    c, s, x, timeout
+                log = None
+                if task.get("bot_logs"):
+                    log = os.path.join(task["bot_logs"], f"game-{task['id']}-seat-{seat}.log")
+                clock = None if tc is None else (float(tc[0]), float(tc[1]))
+                make: Any = lambda c=tuple(command), s=seat, x=seed, k=clock, g=log: (  # noqa: E731
+                    _take_external(c, s, x, timeout, k, g)
                 )
             else:
                 if tc is not None:

@@ -141,7 +141,7 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     them with ``isolate``), check its handshake, and close it: the name each gave in its
     hello, by spec.  :class:`MatchError` (one line) for a bot that fails."""
     specs = list(dict.fromkeys(config.bots))
-    commands = {spec: bot_command(spec, config.isolate) for spec in specs}
+    commands = {spec: bot_command(spec, config.isolate, config.plugins) for spec in specs}
     wanted = [spec for spec in specs if commands[spec] is not None]
     if not wanted:
         return {}
@@ -349,6 +349,11 @@ def run_match(
 
     path = os.fspath(journal) if journal is not None else config.default_journal()
     plan(config)  # check everything before touching the journal
+    if config.bot_logs is not None:
+        try:
+            os.makedirs(config.bot_logs, exist_ok=True)
+        except OSError as exc:
+            raise MatchError(f"--bot-logs {config.bot_logs}: {exc.strerror or exc}") from None
     names = check_external(config)  # and every external bot's handshake
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:

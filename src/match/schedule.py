@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import itertools
 import json
 import math
@@ -24,6 +23,9 @@ from .stats import SPRT
 FORMATS = ("head-to-head", "round-robin", "gauntlet")
 
 _MASK64 = (1 << 64) - 1
+
+#: The most bytes of a child bot's stderr kept for one game (``bot_logs``).
+BOT_LOG_LIMIT = 1 << 20
 
 #: The most games a match may schedule (its ids, and the list of games to play, stay small).
 MAX_GAMES = 10_000_000
@@ -48,7 +50,11 @@ class MatchConfig:
     at random for a new match and kept in the journal; ``None`` in a journal written
     before bones had it: the old unkeyed seeds); ``isolate``: every bot runs as a child
     process over the bones-bot protocol (``python -m bones.protocol.server SPEC``);
-    ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none)."""
+    ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none);
+    ``bot_logs``: a folder where the stderr of each bot that runs as a child process is
+    kept, one file per game and seat (``game-ID-seat-S.log``, at most
+    :data:`BOT_LOG_LIMIT` bytes each; ``None``: only its last lines, in a fault's
+    detail)."""
 
     bots: tuple[str, ...]
     variant: str = "straight"
@@ -64,6 +70,7 @@ class MatchConfig:
     secret: str | None = None
     isolate: bool = False
     tc: str | None = None
+    bot_logs: str | None = None
 
     #: The fields that decide which games are played and how: a journal can only be
     #: resumed with the same values (``games``, ``timeout`` and ``sprt`` may change; the
@@ -86,6 +93,7 @@ class MatchConfig:
             "secret": self.secret,
             "isolate": self.isolate,
             "tc": self.tc,
+            "bot_logs": self.bot_logs,
         }
 
     @classmethod
@@ -144,6 +152,7 @@ class MatchConfig:
             secret=secret,
             isolate=get("isolate", bool, False),
             tc=tc,
+            bot_logs=get("bot_logs", (str, type(None)), None),
         )
 
     def identity(self) -> dict[str, Any]:
@@ -357,31 +366,23 @@ class Plan:
             out["commands"] = [self.commands[b] for b in seat_bots]
         if self.config.tc is not None:
             out["tc"] = parse_tc(self.config.tc)
+        if self.config.bot_logs is not None and "commands" in out:
+            out["bot_logs"] = self.config.bot_logs
         return out
 
 
 def load_plugins(modules: Sequence[str]) -> None:
     """Import each module and register it as a bones plugin (once); the registry is
-    rebuilt so that its variants and bots can be used."""
-    if not modules:
-        return
-    from .. import registry
-    from ..plugins.manager import get_plugin_manager
+    rebuilt so that its variants and bots can be used.  :class:`MatchError` for a module
+    that cannot be imported."""
+    from ..plugins.manager import register_modules
 
-    pm = get_plugin_manager()
-    changed = False
-    for name in modules:
-        try:
-            module = importlib.import_module(name)
-        except Exception as exc:  # any import failure is bad input
-            raise MatchError(
-                f"--plugin {name}: cannot import it ({type(exc).__name__}: {exc})"
-            ) from None
-        if not pm.is_registered(module) and pm.get_plugin(name) is None:
-            pm.register(module, name=name)
-            changed = True
-    if changed:
-        registry.reset(plugins=False)
+    try:
+        register_modules(modules)
+    except MatchError:
+        raise
+    except OptionError as exc:
+        raise MatchError(str(exc)) from None
 
 
 def installed_plugins() -> set[str]:
@@ -441,16 +442,20 @@ def _labels(bots: Sequence[str], names: Mapping[str, str] | None = None) -> tupl
     return tuple(out)
 
 
-def bot_command(spec: str, isolate: bool = False) -> tuple[str, ...] | None:
+def bot_command(
+    spec: str, isolate: bool = False, plugins: Sequence[str] = ()
+) -> tuple[str, ...] | None:
     """The command that runs the bot of ``spec`` as a child process: a ``cmd:`` spec's
-    own, or with ``isolate`` the protocol server serving the spec; None: in process."""
+    own, or with ``isolate`` the protocol server serving the spec (loading the match's
+    ``--plugin`` modules, so that a plugin's bot is isolated too); None: in process."""
     from ..bot import command_of
 
     command = command_of(spec)
     if command is not None:
         return tuple(command)
     if isolate:
-        return (sys.executable, "-m", "bones.protocol.server", spec)
+        loads = [arg for module in plugins for arg in ("--plugin", module)]
+        return (sys.executable, "-m", "bones.protocol.server", spec, *loads)
     return None
 
 
@@ -517,5 +522,5 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
             f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
             f"{schedule.total:,} ({len(encounters)} encounter(s))"
         )
-    commands = tuple(bot_command(spec, config.isolate) for spec in config.bots)
+    commands = tuple(bot_command(spec, config.isolate, config.plugins) for spec in config.bots)
     return Plan(config, sides, _labels(config.bots, names), schedule, commands)

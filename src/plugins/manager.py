@@ -12,6 +12,7 @@ import importlib
 import importlib.metadata
 import threading
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import pluggy
@@ -24,6 +25,7 @@ __all__ = [
     "BonesPluginManager",
     "PluginWarning",
     "get_plugin_manager",
+    "register_modules",
     "reset_plugin_manager",
 ]
 
@@ -137,3 +139,29 @@ def reset_plugin_manager() -> None:
     global _manager
     with _lock:
         _manager = None
+
+
+def register_modules(modules: Sequence[str]) -> None:
+    """Import each module and register it as a bones plugin (once), for plugins that are
+    not installed as entry points (``--plugin MODULE``); the registry is rebuilt so that
+    their variants and bots can be used.  :class:`~bones.errors.OptionError` names a
+    module that cannot be imported."""
+    if not modules:
+        return
+    from .. import registry
+    from ..errors import OptionError
+
+    pm = get_plugin_manager()
+    changed = False
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # any import failure is bad input
+            raise OptionError(
+                f"--plugin {name}: cannot import it ({type(exc).__name__}: {exc})"
+            ) from None
+        if not pm.is_registered(module) and pm.get_plugin(name) is None:
+            pm.register(module, name=name)
+            changed = True
+    if changed:
+        registry.reset(plugins=False)

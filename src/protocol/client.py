@@ -173,6 +173,14 @@ class _Stderr:
                 except OSError:  # a full disk: stop logging, never stop draining
                     self.log_left = 0
 
+    def switch(self, log: str | os.PathLike[str], log_limit: int) -> None:
+        """From now on append to ``log``, at most ``log_limit`` bytes (a new game)."""
+        with self.lock:
+            if self.file is not None:
+                self.file.close()
+            self.file = open(log, "ab")  # noqa: SIM115  (closed by the drain or the next switch)
+            self.log_left = log_limit
+
     def text(self) -> str:
         with self.lock:
             return self.tail.decode("utf-8", "replace")
@@ -252,6 +260,9 @@ class ExternalBot(Bot):
         self.env = None if env is None else dict(env)
         self.cwd = cwd
         self.trace = trace
+        #: The clock of each game, ``(seconds, increment)`` (``bones match --tc``), sent in
+        #: ``game_start``; the runner keeps it and sets ``move_time`` for each move.
+        self.clock: tuple[float, float] | None = None
         #: The seat of the current game (-1 before the first ``start_game``).
         self.seat = -1
         #: What the bot said in its hello (None before a handshake).
@@ -363,6 +374,17 @@ class ExternalBot(Bot):
         except ProtocolError as exc:
             self._fail("bad_frame", f"handshake failed: {exc}")
         self.__dict__["name"] = self.info.name
+
+    def log_to(self, log: str | os.PathLike[str], limit: int | None = None) -> None:
+        """Append the bot's stderr from now on to the file ``log`` (at most ``limit``
+        bytes, default ``log_limit``), for this process and the next: one log per game.
+        Lines the bot wrote just before are still in the pipe and may land in the new
+        file."""
+        self.log = log
+        if limit is not None:
+            self.log_limit = limit
+        if self._stderr is not None and self.alive:
+            self._stderr.switch(log, self.log_limit)
 
     def restart(self, log: str | os.PathLike[str] | None = None) -> None:
         """End the process (if any) and start a fresh one with a new handshake, logging
@@ -582,7 +604,11 @@ class ExternalBot(Bot):
                 "side": side,
                 "sides": [list(s) for s in sides],
                 "seed": self.seed,
-                "time_control": {"move_ms": self._move_ms},
+                "time_control": {
+                    "move_ms": self._move_ms,
+                    "game_ms": None if self.clock is None else round(self.clock[0] * 1000),
+                    "increment_ms": None if self.clock is None else round(self.clock[1] * 1000),
+                },
             }
         )
         if len(self._out) >= _FLUSH_AT:

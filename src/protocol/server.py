@@ -14,13 +14,14 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 import msgpack
 
 from ..bot import Bot, check_spec, make_bot
 from ..errors import OptionError
+from ..plugins.manager import register_modules
 from .frames import MAX_FRAME, FrameReader, ProtocolError
 
 __all__ = ["decode_observation", "main", "private_stdout", "serve", "serve_spec"]
@@ -370,14 +371,21 @@ class _Session:
             bot.end_game(tuple(message["scores"]), tuple(message["winners"]))
 
 
-def serve_spec(spec: str, strict: bool = False, prog: str = "bones serve-bot") -> int:
+def serve_spec(
+    spec: str,
+    strict: bool = False,
+    prog: str = "bones serve-bot",
+    plugins: Sequence[str] = (),
+) -> int:
     """Serve the bot of ``spec`` on this process's stdin/stdout: what ``python -m
-    bones.protocol.server SPEC`` and ``bones serve-bot SPEC`` run.  The exit status: 0
-    (``quit`` or end of input), 2 (a bad spec, said on stderr before any frame), 3 (the
-    runner broke the protocol).  A bot's hook that raises propagates (status 1 with the
-    traceback, from the interpreter)."""
+    bones.protocol.server SPEC`` and ``bones serve-bot SPEC`` run.  ``plugins``: modules
+    to register as bones plugins first (``--plugin``, for bots that are not installed).
+    The exit status: 0 (``quit`` or end of input), 2 (a bad spec or plugin, said on stderr
+    before any frame), 3 (the runner broke the protocol).  A bot's hook that raises
+    propagates (status 1 with the traceback, from the interpreter)."""
     frames = private_stdout()  # before any plugin is imported: nothing else reaches stdout
     try:
+        register_modules(plugins)
         check_spec(spec)
     except OptionError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
@@ -402,8 +410,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--strict", action="store_true", help="check every observation with from_msgpack"
     )
+    parser.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="register MODULE as a bones plugin first (repeatable)",
+    )
     args = parser.parse_args(argv)
-    return serve_spec(args.spec, args.strict, "bones.protocol.server")
+    return serve_spec(args.spec, args.strict, "bones.protocol.server", args.plugin)
 
 
 if __name__ == "__main__":

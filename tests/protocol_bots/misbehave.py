@@ -7,6 +7,7 @@ process behave: ``good``).  Until its misbehaviour it plays a random legal index
 mid-game modes misbehave at the third move request.
 """
 
+import json
 import os
 import struct
 import sys
@@ -70,6 +71,8 @@ while True:
     elif kind == "ping":
         send({"type": "pong", "id": msg["id"]})
     elif kind == "game_start":
+        if MODE == "log_clock":  # one line a game: what the runner said of the clock
+            print("clock", json.dumps(msg["time_control"]), file=sys.stderr, flush=True)
         if MODE == "exit_early":
             print("misbehave: leaving before the game", file=sys.stderr, flush=True)
             sys.exit(0)
