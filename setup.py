@@ -11,7 +11,18 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORE_MODULES = ["tiles", "rules", "state", "moves", "round", "playout", "search", "sampler"]
+CORE_MODULES = [
+    "tiles",
+    "rules",
+    "state",
+    "moves",
+    "round",
+    "playout",
+    "search",
+    "sampler",
+    "policy",
+    "ismcts",
+]
 
 
 def cython_include_dir() -> str:

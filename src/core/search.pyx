@@ -3,18 +3,28 @@
 seen (hand sizes, the voids shown by passes and draws, the boneyard), drawn uniformly.
 
 ``choose`` is ``montecarlo``: every legal move is played out at random on every sample and
-the best mean wins.  This is also the worked example of a bot that uses the core through
-``cimport``.
+the best mean wins.  ``pimc`` (perfect-information Monte Carlo) plays every legal move out
+on every sample under a fast policy (greedy or expert) instead, solves the sampled deal
+exactly by alpha-beta once few tiles are left in the hands and nothing can be drawn, and
+stops at a budget of samples or of time.  This is also the worked example of a bot that
+uses the core through ``cimport``.
 """
 
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bones.core.moves cimport move_code
+from bones.core.policy cimport Known, Weights, expert_pick, greedy_pick, known_of, load_weights
 from bones.core.rng cimport rng_below, rng_seed
 from bones.core.rules cimport FAMILY_KOZEL
 from bones.core.sampler cimport DealSampler, sample_state
-from bones.core.state cimport PLAYING, Outcome, State, find_move, outcome, play
+from bones.core.state cimport (
+    MAX_MOVES, PLAYING, Outcome, State, find_move, outcome, play, undo,
+)
+from bones.core.tiles cimport popcount
+
+POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "expert": POLICY_EXPERT}
 
 
 cdef double utility(const State* s, int side) noexcept nogil:
@@ -89,3 +99,116 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
         if totals[i] > totals[best]:
             best = i
     return legal_moves[best], rng
+
+
+cdef double now_ms() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
+
+
+cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil:
+    """Play s to the end of the round, every seat by the policy."""
+    cdef Known k
+    while s.status == PLAYING:
+        if policy == POLICY_GREEDY:
+            play(s, s.moves[greedy_pick(s)])
+        elif policy == POLICY_EXPERT:
+            known_of(s, &k)
+            play(s, s.moves[expert_pick(s, s.moves, s.n_moves, w, &k)])
+        else:
+            play(s, s.moves[rng_below(rng, s.n_moves)])
+
+
+cdef bint endgame(const State* s, int tiles) noexcept nogil:
+    """Few enough tiles in the hands, and nothing left to draw: solve exactly."""
+    cdef int i, held = 0
+    if s.r.draws and s.stock_len - s.stock_top > s.r.reserve:
+        return False
+    for i in range(s.r.players):
+        held += popcount(s.hand[i])
+    return held <= tiles
+
+
+cdef double alphabeta(State* s, int side, double alpha, double beta) noexcept nogil:
+    """The exact utility of s for side with every hand known (the others minimise it:
+    with more than two sides, the paranoid value)."""
+    cdef uint32_t local[MAX_MOVES]
+    cdef int i, n
+    cdef double v, best
+    cdef bint mine
+    if s.status != PLAYING:
+        return utility(s, side)
+    n = s.n_moves
+    for i in range(n):
+        local[i] = s.moves[i]
+    mine = s.r.side_of[s.to_move] == side
+    best = -1e18 if mine else 1e18
+    for i in range(n):
+        play(s, local[i])
+        v = alphabeta(s, side, alpha, beta)
+        undo(s)
+        if mine:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    return best
+
+
+def pimc(observation, legal_moves, int samples, double time_ms, str policy, int exact,
+         weights, uint64_t seed):
+    """pimc's move: every legal move played out on each of up to ``samples`` deals under
+    ``policy`` (``"greedy"``, ``"expert"`` with ``weights``, or ``"random"``), or solved
+    exactly when at most ``exact`` tiles are left in the hands and nothing can be drawn;
+    stops after ``time_ms`` milliseconds (0: no clock; the result then depends only on
+    the seed).  Returns ``(move, new_seed, samples_used)``."""
+    cdef DealSampler sampler
+    cdef State base
+    cdef State work
+    cdef Weights w
+    cdef uint64_t rng = rng_seed(seed)
+    cdef uint32_t codes[MAX_CHOICES]
+    cdef double totals[MAX_CHOICES]
+    cdef int n, i, used = 0, side = observation.side, best, pol
+    cdef size_t header = header_size(&base)
+    cdef double start = now_ms(), v
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    pol = POLICIES[policy]
+    load_weights(weights, &w)
+    n = load_moves(observation, legal_moves, codes)
+    sampler = DealSampler(observation)  # ValueError for an inconsistent observation
+    if n == 1:
+        return legal_moves[0], rng, 0
+    for i in range(n):
+        totals[i] = 0
+    with nogil:
+        while used < samples and not (time_ms > 0 and used and now_ms() - start >= time_ms):
+            if not sample_state(sampler.d, &base, &rng):
+                break  # the rejection limit: keep the samples drawn so far
+            used += 1
+            for i in range(n):
+                memcpy(&work, &base, header)
+                if find_move(&work, codes[i]) < 0:
+                    totals[i] = -1e18
+                    continue
+                play(&work, codes[i])
+                if endgame(&work, exact):
+                    v = alphabeta(&work, side, -1e18, 1e18)
+                else:
+                    play_out(&work, pol, &w, &rng)
+                    v = utility(&work, side)
+                totals[i] += v
+    best = 0
+    for i in range(1, n):
+        if totals[i] > totals[best]:
+            best = i
+    return legal_moves[best], rng, used

@@ -1,0 +1,200 @@
+"""Regenerate docs/strength.md: every bot against random, greedy, expert and montecarlo,
+for each variant and player count, on duplicate deals, with 95% intervals and the time
+per move.
+
+    python bench/strength.py --out docs/strength.md --pairs 2000 --jobs 1
+
+``--pairs``: deal pairs (duplicate sets) per pairing; ``--goal-pairs``: deal pairs for the
+two pairings the acceptance goals name (expert against greedy, pimc against montecarlo at
+6,400 samples, both in 2-player straight); ``--configs``: variants and player counts;
+``--bots`` and ``--opponents``: the bot specs.  Each pairing is one ``bones.match`` run
+(``run_match``: head-to-head, duplicate deals, match seed ``--seed``); its journal goes to
+``--journals`` so a killed run resumes where it stopped.  The time per move is measured
+apart: each bot chooses in the same ``--positions`` mid-round positions per configuration
+(random moves from seeded deals), one after the other in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import bones
+from bones.match import MatchConfig, run_match
+
+CONFIGS = (
+    "straight:2",
+    "straight:4",
+    "block:2",
+    "block:4",
+    "kozel:2",
+    "kozel:4",
+    "multiplayer:2",
+    "draw:2",
+)
+BOTS = ("expert", "pimc", "ismcts")
+OPPONENTS = ("random", "greedy", "expert", "montecarlo")
+GOALS = (
+    ("expert", "greedy", "straight:2", "expert >= 65% against greedy"),
+    (
+        "pimc",
+        "montecarlo:simulations=6400",
+        "straight:2",
+        "pimc (default budget) >= 60% against montecarlo at 6,400 samples",
+    ),
+)
+
+
+def positions(variant: str, players: int, count: int, seed: int = 0) -> list[bones.Round]:
+    """Mid-round positions with a choice: seeded deals, a random number of random moves."""
+    rng = random.Random(seed)
+    out: list[bones.Round] = []
+    deal = seed
+    while len(out) < count:
+        rnd = bones.Round.deal(variant, players=players, seed=deal)
+        deal += 1
+        for _ in range(rng.randrange(0, 14)):
+            if rnd.is_over:
+                break
+            rnd.play(rng.choice(list(rnd.legal_moves)))
+        if not rnd.is_over and len(rnd.legal_moves) > 1:
+            out.append(rnd)
+    return out
+
+
+def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float]:
+    """Mean and largest milliseconds per decision of ``spec`` over the positions."""
+    bot = bones.make_bot(spec, seed=1)
+    times = []
+    for rnd in rounds:
+        seat = rnd.to_move
+        assert seat is not None
+        obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+        start = time.perf_counter()
+        bot.choose(obs, legal)
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.fmean(times), max(times)
+
+
+def play(bot: str, opponent: str, config: str, pairs: int, args: argparse.Namespace) -> Any:
+    variant, players = config.split(":")
+    match = MatchConfig(
+        bots=(bot, opponent),
+        variant=variant,
+        players=int(players),
+        games=2 * pairs,
+        seed=args.seed,
+        timeout=None,
+    )
+    name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
+    journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
+    summary = run_match(match, journal, jobs=args.jobs, progress=False)
+    first = summary["bots"][0]
+    est = first["estimate"]
+    return {
+        "games": first["games"],
+        "pairs": first["games"] // 2,
+        "score": 100 * est["score"],
+        "lo": 100 * est["score_lo"],
+        "hi": 100 * est["score_hi"],
+    }
+
+
+def cell(result: dict[str, Any]) -> str:
+    return f"{result['score']:.1f}% [{result['lo']:.1f}, {result['hi']:.1f}]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/strength.md")
+    parser.add_argument("--pairs", type=int, default=2000)
+    parser.add_argument("--goal-pairs", type=int, default=2000)
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--bots", default=",".join(BOTS))
+    parser.add_argument("--opponents", default=",".join(OPPONENTS))
+    parser.add_argument("--positions", type=int, default=40)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--journals", default="strength-journals")
+    args = parser.parse_args(argv)
+    os.makedirs(args.journals, exist_ok=True)
+    configs = args.configs.split(",")
+    bots = args.bots.split(",")
+    opponents = args.opponents.split(",")
+    command = "python bench/strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    started = time.perf_counter()
+    lines = [
+        "# Strength of the bots",
+        "",
+        "Generated by `bench/strength.py`; do not edit by hand. Regenerate with:",
+        "",
+        "```console",
+        f"$ {command}",
+        "```",
+        "",
+        f"Run on {datetime.date.today().isoformat()} with bones {bones.__version__}: "
+        f"{args.pairs} deal pairs per pairing ({args.goal_pairs} for the goals), "
+        f"`--jobs {args.jobs}`, match seed {args.seed}.",
+        "",
+        "Each cell is the row bot's game score against the column bot (`bones match`: "
+        "head-to-head, duplicate deals, every deal played twice with the sides swapped; "
+        "a game is played to the variant's target), with its 95% interval over the deal "
+        "pairs (docs/matches.md). Time per move: the mean and the largest milliseconds "
+        f"per decision over {args.positions} mid-round positions, measured one bot after "
+        "the other in one process on a machine shared with other jobs.",
+        "",
+        "## Goals",
+        "",
+        "| goal | pairing | deal pairs | score, 95% interval | met |",
+        "|---|---|---|---|---|",
+    ]
+    for bot, opponent, config, goal in GOALS:
+        result = play(bot, opponent, config, args.goal_pairs, args)
+        threshold = 65.0 if bot == "expert" else 60.0
+        met = (
+            "yes"
+            if result["lo"] >= threshold
+            else "no"
+            if result["hi"] < threshold
+            else "not decided (the interval contains the goal)"
+        )
+        lines.append(
+            f"| {goal} | `{bot}` vs `{opponent}`, {config.replace(':', ', ')} players "
+            f"| {result['pairs']} | {cell(result)} | {met} |"
+        )
+        print(lines[-1], flush=True)
+    for config in configs:
+        variant, players = config.split(":")
+        rounds = positions(variant, int(players), args.positions)
+        lines += [
+            "",
+            f"## {variant}, {players} players",
+            "",
+            "| bot | ms/move (mean, max) | " + " | ".join(f"vs `{o}`" for o in opponents) + " |",
+            "|---|---|" + "---|" * len(opponents),
+        ]
+        for bot in bots:
+            mean, worst = time_per_move(bot, rounds)
+            row = [f"`{bot}`", f"{mean:.2f}, {worst:.1f}"]
+            for opponent in opponents:
+                if opponent == bot:
+                    row.append("—")
+                    continue
+                row.append(cell(play(bot, opponent, config, args.pairs, args)))
+            lines.append("| " + " | ".join(row) + " |")
+            print(lines[-1], flush=True)
+    minutes = (time.perf_counter() - started) / 60
+    lines += ["", f"Wall time of the run: {minutes:.0f} minutes.", ""]
+    Path(args.out).write_text("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
