@@ -28,6 +28,7 @@ from typing import Any
 
 import bones
 from bones.match import MatchConfig, run_match
+from bones.match.stats import SPRT
 
 CONFIGS = (
     "straight:2",
@@ -69,21 +70,30 @@ def positions(variant: str, players: int, count: int, seed: int = 0) -> list[bon
     return out
 
 
-def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float]:
-    """Mean and largest milliseconds per decision of ``spec`` over the positions."""
+def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float, float]:
+    """Mean and largest CPU milliseconds per decision of ``spec`` over the positions, and
+    the mean wall milliseconds (longer on a loaded machine)."""
     bot = bones.make_bot(spec, seed=1)
-    times = []
+    cpu, wall = [], []
     for rnd in rounds:
         seat = rnd.to_move
         assert seat is not None
         obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         bot.choose(obs, legal)
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.fmean(times), max(times)
+        cpu.append((time.process_time() - start_cpu) * 1e3)
+        wall.append((time.perf_counter() - start) * 1e3)
+    return statistics.fmean(cpu), max(cpu), statistics.fmean(wall)
 
 
-def play(bot: str, opponent: str, config: str, pairs: int, args: argparse.Namespace) -> Any:
+def play(
+    bot: str,
+    opponent: str,
+    config: str,
+    pairs: int,
+    args: argparse.Namespace,
+    sprt: SPRT | None = None,
+) -> Any:
     variant, players = config.split(":")
     match = MatchConfig(
         bots=(bot, opponent),
@@ -92,6 +102,7 @@ def play(bot: str, opponent: str, config: str, pairs: int, args: argparse.Namesp
         games=2 * pairs,
         seed=args.seed,
         timeout=None,
+        sprt=sprt,
     )
     name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
     journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
@@ -104,6 +115,7 @@ def play(bot: str, opponent: str, config: str, pairs: int, args: argparse.Namesp
         "score": 100 * est["score"],
         "lo": 100 * est["score_lo"],
         "hi": 100 * est["score_hi"],
+        "sprt": summary["sprt"],
     }
 
 
@@ -115,7 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/strength.md")
     parser.add_argument("--pairs", type=int, default=2000)
-    parser.add_argument("--goal-pairs", type=int, default=2000)
+    parser.add_argument(
+        "--goal-pairs",
+        default="2000,2000",
+        help="deal pairs of the two goal pairings (expert-greedy, pimc-montecarlo)",
+    )
+    parser.add_argument(
+        "--sprt-pairs",
+        type=int,
+        default=2000,
+        help="most deal pairs of the SPRT of ismcts against pimc (0: skip it)",
+    )
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--bots", default=",".join(BOTS))
     parser.add_argument("--opponents", default=",".join(OPPONENTS))
@@ -140,23 +162,26 @@ def main(argv: list[str] | None = None) -> int:
         "```",
         "",
         f"Run on {datetime.date.today().isoformat()} with bones {bones.__version__}: "
-        f"{args.pairs} deal pairs per pairing ({args.goal_pairs} for the goals), "
+        f"{args.pairs} deal pairs per pairing ({args.goal_pairs} for the two goals), "
         f"`--jobs {args.jobs}`, match seed {args.seed}.",
         "",
         "Each cell is the row bot's game score against the column bot (`bones match`: "
         "head-to-head, duplicate deals, every deal played twice with the sides swapped; "
         "a game is played to the variant's target), with its 95% interval over the deal "
-        "pairs (docs/matches.md). Time per move: the mean and the largest milliseconds "
-        f"per decision over {args.positions} mid-round positions, measured one bot after "
-        "the other in one process on a machine shared with other jobs.",
+        "pairs (docs/matches.md). Time per move: the mean and the largest CPU milliseconds "
+        f"per decision over {args.positions} mid-round positions (random moves from "
+        "seeded deals), and the mean wall milliseconds, measured one bot after the other "
+        "in one process; the budgets of `pimc` and `ismcts` are in CPU time, so the wall "
+        "time is longer on a loaded machine but the work per move is the same.",
         "",
         "## Goals",
         "",
         "| goal | pairing | deal pairs | score, 95% interval | met |",
         "|---|---|---|---|---|",
     ]
-    for bot, opponent, config, goal in GOALS:
-        result = play(bot, opponent, config, args.goal_pairs, args)
+    goal_pairs = [int(n) for n in args.goal_pairs.split(",")]
+    for (bot, opponent, config, goal), pairs in zip(GOALS, goal_pairs, strict=True):
+        result = play(bot, opponent, config, pairs, args)
         threshold = 65.0 if bot == "expert" else 60.0
         met = (
             "yes"
@@ -170,6 +195,24 @@ def main(argv: list[str] | None = None) -> int:
             f"| {result['pairs']} | {cell(result)} | {met} |"
         )
         print(lines[-1], flush=True)
+    if args.sprt_pairs:
+        test = SPRT(elo0=0.0, elo1=30.0, alpha=0.05, beta=0.05)
+        result = play("ismcts", "pimc", "straight:2", args.sprt_pairs, args, test)
+        sprt = result["sprt"]
+        decision = {
+            "H1": "ismcts is stronger (H1: at least +30 Elo)",
+            "H0": "ismcts is not stronger (H0: at most +0 Elo)",
+        }.get(sprt["decision"], f"not decided within {args.sprt_pairs} deal pairs")
+        lines += [
+            "",
+            "## `ismcts` against `pimc` (SPRT)",
+            "",
+            "GSPRT of H0 `elo <= 0` against H1 `elo >= 30`, alpha = beta = 0.05, 2-player "
+            f"straight: {decision}; LLR {sprt['llr']:.2f} (bounds {sprt['lower']:.2f}, "
+            f"{sprt['upper']:.2f}) after {sprt['units']} deal pairs; `ismcts` scored "
+            f"{cell(result)}.",
+        ]
+        print(lines[-1], flush=True)
     for config in configs:
         variant, players = config.split(":")
         rounds = positions(variant, int(players), args.positions)
@@ -177,12 +220,14 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"## {variant}, {players} players",
             "",
-            "| bot | ms/move (mean, max) | " + " | ".join(f"vs `{o}`" for o in opponents) + " |",
+            "| bot | CPU ms/move: mean, max (wall mean) | "
+            + " | ".join(f"vs `{o}`" for o in opponents)
+            + " |",
             "|---|---|" + "---|" * len(opponents),
         ]
         for bot in bots:
-            mean, worst = time_per_move(bot, rounds)
-            row = [f"`{bot}`", f"{mean:.2f}, {worst:.1f}"]
+            mean, worst, wall = time_per_move(bot, rounds)
+            row = [f"`{bot}`", f"{mean:.2f}, {worst:.1f} ({wall:.1f})"]
             for opponent in opponents:
                 if opponent == bot:
                     row.append("—")

@@ -16,7 +16,7 @@ from bones.core.policy cimport Weights, load_weights
 from bones.core.rng cimport rng_below, rng_seed
 from bones.core.sampler cimport DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, header_size, load_moves, now_ms, play_out, utility,
+    MAX_CHOICES, header_size, load_moves, now_ms, play_out, sampler_for, utility,
 )
 from bones.core.search import POLICIES
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
@@ -115,7 +115,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     pol = POLICIES[policy]
     load_weights(weights, &w)
     n = load_moves(observation, legal_moves, codes)
-    sampler = DealSampler(observation)  # ValueError for an inconsistent observation
+    sampler = sampler_for(observation, codes, n, rng)
     if n == 1:
         return legal_moves[0], rng, 0
     nodes = <Node*>malloc((iterations + 1) * sizeof(Node))  # one node per iteration at most

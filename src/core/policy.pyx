@@ -18,7 +18,7 @@ from bones.core.moves cimport move_code
 from bones.core.rules cimport FAMILY_KOZEL, CompiledRules, Rules, compile_rules
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_MOVES, State,
-    apply_move, kind_of, lay, open_mask, state_init, undo,
+    apply_move, find_move, gen_moves, kind_of, lay, open_mask, state_init, undo,
 )
 from bones.core.tiles cimport ALL_TILES, DOUBLES_MASK, PIP_MASK, ctz, mask_pips, popcount
 
@@ -239,6 +239,9 @@ def choose(observation, legal_moves, weights):
     for i in range(4):
         k.may_hold[i] = own if i == seat else unseen & ~void[i]
     k.goat_line = rules.options.get("target", 101) if rules.c.family == FAMILY_KOZEL else 0
+    gen_moves(&s)  # the placements open to the hand: every given placement must be one
     for i in range(n):
         codes[i] = move_code(legal_moves[i])
+        if kind_of(codes[i]) <= KIND_DOUBLE_DOUBLE and find_move(&s, codes[i]) < 0:
+            raise ValueError(f"{legal_moves[i]} is not a legal move for the observation")
     return legal_moves[expert_pick(&s, codes, n, &w, &k)]

@@ -2,6 +2,7 @@
 from libc.stdint cimport uint32_t, uint64_t
 
 from bones.core.policy cimport Weights
+from bones.core.sampler cimport DealSampler
 from bones.core.state cimport State
 
 cdef enum:
@@ -21,3 +22,4 @@ cdef double utility(const State* s, int side) noexcept nogil
 cdef double now_ms() noexcept nogil
 cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil
 cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1
+cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng)

@@ -12,7 +12,7 @@ uses the core through ``cimport``.
 
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from bones.core.moves cimport move_code
 from bones.core.policy cimport Known, Weights, expert_pick, greedy_pick, known_of, load_weights
@@ -50,17 +50,35 @@ cdef double utility(const State* s, int side) noexcept nogil:
 
 
 cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1:
-    """The legal moves' codes into codes (at most MAX_CHOICES); checks that the layout is
-    the one the events build, which the sampler alone does not read."""
+    """The legal moves' codes into codes (at most MAX_CHOICES); checks that they are the
+    observation's and that its layout is the one its events build (the sampler reads
+    neither)."""
     cdef int n = len(legal_moves), i
     if n > MAX_CHOICES:
         raise ValueError("too many legal moves")
+    if tuple(legal_moves) != tuple(observation.legal_moves):
+        raise ValueError("the legal moves are not the observation's")
     plays = tuple(e.move for e in observation.events if e.kind == "play")
     if tuple(observation.layout) != plays:
         raise ValueError("observation: the layout is not the one its events build")
     for i in range(n):
         codes[i] = move_code(legal_moves[i])
     return n
+
+
+cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng):
+    """The observation's sampler (ValueError if no deal explains it), after checking on
+    one deal that every move is legal there (the seat's moves are the same in every
+    consistent deal)."""
+    cdef DealSampler sampler = DealSampler(observation)
+    cdef State s
+    cdef int i
+    if not sample_state(sampler.d, &s, &rng):
+        raise ValueError("cannot sample: no consistent deal found")
+    for i in range(n):
+        if find_move(&s, codes[i]) < 0:
+            raise ValueError("the legal moves are not those of the observation's position")
+    return sampler
 
 
 def choose(observation, legal_moves, int simulations, uint64_t seed):
@@ -75,7 +93,7 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     cdef int n, i, _, rounds, side = observation.side, best
     cdef size_t header = header_size(&base)
     n = load_moves(observation, legal_moves, codes)
-    sampler = DealSampler(observation)  # ValueError for an inconsistent observation
+    sampler = sampler_for(observation, codes, n, rng)
     if n == 1:
         return legal_moves[0], rng
     for i in range(n):
@@ -87,9 +105,6 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
                 break  # the rejection limit: keep the samples drawn so far
             for i in range(n):
                 memcpy(&work, &base, header)
-                if find_move(&work, codes[i]) < 0:
-                    totals[i] = -1e18
-                    continue
                 play(&work, codes[i])
                 while work.status == PLAYING:
                     play(&work, work.moves[rng_below(&rng, work.n_moves)])
@@ -102,8 +117,10 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
 
 
 cdef double now_ms() noexcept nogil:
+    """The calling thread's CPU time in ms: a budget in it is not cut short by a loaded
+    machine (the wall time of a decision is longer there)."""
     cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
 
 
@@ -168,7 +185,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
     """pimc's move: every legal move played out on each of up to ``samples`` deals under
     ``policy`` (``"greedy"``, ``"expert"`` with ``weights``, or ``"random"``), or solved
     exactly when at most ``exact`` tiles are left in the hands and nothing can be drawn;
-    stops after ``time_ms`` milliseconds (0: no clock; the result then depends only on
+    stops after ``time_ms`` milliseconds of CPU time (0: no clock; the result then depends only on
     the seed).  Returns ``(move, new_seed, samples_used)``."""
     cdef DealSampler sampler
     cdef State base
@@ -177,36 +194,42 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
     cdef uint64_t rng = rng_seed(seed)
     cdef uint32_t codes[MAX_CHOICES]
     cdef double totals[MAX_CHOICES]
+    cdef double values[MAX_CHOICES]
     cdef int n, i, used = 0, side = observation.side, best, pol
     cdef size_t header = header_size(&base)
-    cdef double start = now_ms(), v
+    cdef double start = now_ms()
+    cdef bint over = False
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     pol = POLICIES[policy]
     load_weights(weights, &w)
     n = load_moves(observation, legal_moves, codes)
-    sampler = DealSampler(observation)  # ValueError for an inconsistent observation
+    sampler = sampler_for(observation, codes, n, rng)
     if n == 1:
         return legal_moves[0], rng, 0
     for i in range(n):
         totals[i] = 0
     with nogil:
-        while used < samples and not (time_ms > 0 and used and now_ms() - start >= time_ms):
+        while used < samples and not over:
             if not sample_state(sampler.d, &base, &rng):
                 break  # the rejection limit: keep the samples drawn so far
-            used += 1
             for i in range(n):
+                # the clock is read before every move's playout; a sample cut short is
+                # dropped, so every move is scored on the same deals
+                if time_ms > 0 and used and now_ms() - start >= time_ms:
+                    over = True
+                    break
                 memcpy(&work, &base, header)
-                if find_move(&work, codes[i]) < 0:
-                    totals[i] = -1e18
-                    continue
                 play(&work, codes[i])
                 if endgame(&work, exact):
-                    v = alphabeta(&work, side, -1e18, 1e18)
+                    values[i] = alphabeta(&work, side, -1e18, 1e18)
                 else:
                     play_out(&work, pol, &w, &rng)
-                    v = utility(&work, side)
-                totals[i] += v
+                    values[i] = utility(&work, side)
+            if not over:
+                used += 1
+                for i in range(n):
+                    totals[i] += values[i]
     best = 0
     for i in range(1, n):
         if totals[i] > totals[best]:

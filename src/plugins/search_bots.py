@@ -185,7 +185,7 @@ class PIMC(_CompiledBot):
         seed: int = 0,
         samples: int = 1000,
         time_ms: float = 20.0,
-        policy: str = "greedy",
+        policy: str = "expert",
         exact: int = 8,
         **options: Any,
     ) -> None:
@@ -225,7 +225,7 @@ class ISMCTS(_CompiledBot):
         seed: int = 0,
         iterations: int = 1000,
         time_ms: float = 20.0,
-        policy: str = "greedy",
+        policy: str = "expert",
         c: float = 0.7,
         **options: Any,
     ) -> None:
@@ -280,14 +280,14 @@ _WEIGHT_OPTIONS = {
 }
 _POLICY = Option(
     "policy",
-    "greedy",
-    ("greedy", "expert", "random"),
+    "expert",
+    ("expert", "greedy", "random"),
     doc="the playout policy (expert uses the weight options)",
 )
 _TIME = Option(
     "time_ms",
     20.0,
-    doc="milliseconds per decision (0: no clock; then deterministic)",
+    doc="milliseconds of CPU time per decision (0: no clock; then deterministic)",
     check=_time,
     expects="a number of ms, 0 to 600000",
 )
