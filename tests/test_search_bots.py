@@ -233,3 +233,22 @@ def test_expert_refuses_a_move_the_hand_cannot_make() -> None:
     missing = next(m for r in POOL for m in r.legal_moves if m.tile and m.tile.index not in held)
     with pytest.raises(ValueError, match="not a legal move"):
         bones.make_bot("expert").choose(obs, (*rnd.legal_moves, missing))
+
+
+def test_docs_list_the_expert_defaults() -> None:
+    from pathlib import Path
+
+    from bones.core.policy import FIELDS
+    from bones.plugins.search_bots import EXPERT_WEIGHTS
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "bots.md").read_text("utf-8")
+    rows = {}
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[0].strip("`") in FIELDS:
+            rows[cells[0].strip("`")] = [float(c.replace("−", "-")) for c in cells[2:]]
+    assert set(rows) == set(FIELDS)
+    for name, (fives, block, kozel) in rows.items():
+        assert EXPERT_WEIGHTS["straight"][name] == fives, name
+        assert EXPERT_WEIGHTS["block"][name] == block, name
+        assert EXPERT_WEIGHTS["kozel"][name] == kozel, name
