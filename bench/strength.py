@@ -74,6 +74,8 @@ def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float, f
     """Mean and largest CPU milliseconds per decision of ``spec`` over the positions, and
     the mean wall milliseconds (longer on a loaded machine)."""
     bot = bones.make_bot(spec, seed=1)
+    first = rounds[0]
+    bot.choose(first.observation(first.to_move or 0), tuple(first.legal_moves))  # warm up
     cpu, wall = [], []
     for rnd in rounds:
         seat = rnd.to_move
@@ -93,6 +95,7 @@ def play(
     pairs: int,
     args: argparse.Namespace,
     sprt: SPRT | None = None,
+    plugins: tuple[str, ...] = (),
 ) -> Any:
     variant, players = config.split(":")
     match = MatchConfig(
@@ -103,6 +106,7 @@ def play(
         seed=args.seed,
         timeout=None,
         sprt=sprt,
+        plugins=plugins,
     )
     name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
     journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
@@ -117,6 +121,32 @@ def play(
         "hi": 100 * est["score_hi"],
         "sprt": summary["sprt"],
     }
+
+
+def dominoes_section(args: argparse.Namespace) -> list[str]:
+    """pimc against the dominoes package's probabilistic_alphabeta (bench/dominoes_bot.py),
+    4-player partnership block, with the time per move of each."""
+    here = str(Path(__file__).resolve().parent)
+    sys.path.insert(0, here)  # the worker processes get it through PYTHONPATH
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    from bones.match.runner import load_plugins
+
+    load_plugins(["dominoes_bot"])
+    result = play(
+        "pimc", "dominoes-pab", "block:4", args.dominoes_pairs, args, None, ("dominoes_bot",)
+    )
+    rounds = positions("block", 4, args.positions)
+    times = {spec: time_per_move(spec, rounds) for spec in ("pimc", "dominoes-pab")}
+    return [
+        "`bench/dominoes_bot.py` wraps the `dominoes` package's (abw333) "
+        "`probabilistic_alphabeta` player (defaults: 4 sampled hands per decision, search "
+        "from move 14 on) as the bot `dominoes-pab`; it builds the package's `Game` from "
+        "the observation on a deal from the exact sampler. 4-player partnership block, "
+        f"`pimc` (default budget) against it: {cell(result)} over {result['pairs']} deal "
+        "pairs. CPU ms per move, mean and max (wall mean): "
+        + "; ".join(f"`{k}` {m:.2f}, {w:.1f} ({wall:.1f})" for k, (m, w, wall) in times.items())
+        + ".",
+    ]
 
 
 def cell(result: dict[str, Any]) -> str:
@@ -137,6 +167,13 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=2000,
         help="most deal pairs of the SPRT of ismcts against pimc (0: skip it)",
+    )
+    parser.add_argument(
+        "--dominoes-pairs",
+        type=int,
+        default=2000,
+        help="deal pairs of pimc against dominoes-pab, 4-player block (0: skip; needs "
+        "the dominoes package)",
     )
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--bots", default=",".join(BOTS))
@@ -235,6 +272,15 @@ def main(argv: list[str] | None = None) -> int:
                 row.append(cell(play(bot, opponent, config, args.pairs, args)))
             lines.append("| " + " | ".join(row) + " |")
             print(lines[-1], flush=True)
+    if args.dominoes_pairs:
+        lines += ["", "## Across engines: `pimc` against abw333/dominoes", ""]
+        try:
+            import dominoes  # noqa: F401
+        except ImportError:
+            lines.append("Not run: the `dominoes` package is not installed (`bench` extra).")
+        else:
+            lines += dominoes_section(args)
+        print(lines[-1], flush=True)
     minutes = (time.perf_counter() - started) / 60
     lines += ["", f"Wall time of the run: {minutes:.0f} minutes.", ""]
     Path(args.out).write_text("\n".join(lines))
