@@ -21,6 +21,8 @@ CORE_MODULES = [
     "playout",
     "search",
     "sampler",
+    "policy",
+    "ismcts",
 ]
 
 

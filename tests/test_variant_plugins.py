@@ -135,12 +135,22 @@ def _all_threes(layout, move, count):
     return count // 3 if count and count % 3 == 0 else 0
 
 
-def test_montecarlo_refuses_a_variant_with_a_python_move_scorer(fresh_registry):
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "montecarlo:simulations=4",
+        "expert",
+        "pimc:samples=4,time_ms=0",
+        "ismcts:iterations=8,time_ms=0",
+    ],
+)
+def test_compiled_bots_refuse_a_variant_with_a_python_move_scorer(fresh_registry, spec):
     threes = STRAIGHT.with_defaults("all-threes", move_scorer=_all_threes, target=61)
     slower = STRAIGHT.with_defaults("straight-100", target=100)
     _register(fresh_registry, "threes-plugin", threes, slower)
-    bot = bones.make_bot("montecarlo:simulations=4")
-    with pytest.raises(OptionError, match="montecarlo cannot play 'all-threes'.*move_scorer"):
+    bot = bones.make_bot(spec)
+    name = spec.split(":")[0]
+    with pytest.raises(OptionError, match=f"{name} cannot play 'all-threes'.*move_scorer"):
         bot.start_game(0, "all-threes", 2, {})
     rnd = bones.Round.deal("all-threes", 2, seed=1)
     seat = rnd.to_move

@@ -1,98 +1,30 @@
-"""Monte Carlo move choice from an observation: sample the hidden tiles consistently with
-what the seat knows, play every legal move out with random playouts, keep the best mean.
+"""Search from an observation over deals of the hidden tiles drawn by the exact sampler
+(``bones.core.sampler``): every sample is a full deal consistent with what the seat has
+seen (hand sizes, the voids shown by passes and draws, the boneyard), drawn uniformly.
 
-It sees only the Observation: the unseen tiles (other hands and the boneyard together)
-are dealt at random for each sample, respecting hand sizes and the numbers a seat is known
-to lack (it passed, or was forced to draw, with those numbers open and has not drawn
-since).  This is also the worked example of a bot that uses the core through ``cimport``.
+``choose`` is ``montecarlo``: every legal move is played out at random on every sample and
+the best mean wins.  ``pimc`` (perfect-information Monte Carlo) plays every legal move out
+on every sample under a fast policy (greedy or expert) instead, solves the sampled deal
+exactly by alpha-beta once few tiles are left in the hands and nothing can be drawn, and
+stops at a budget of samples or of time.  This is also the worked example of a bot that
+uses the core through ``cimport``.
 """
 
-from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
+from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from bones.core.moves cimport move_code
+from bones.core.policy cimport Known, Weights, expert_pick, greedy_pick, known_of, load_weights
 from bones.core.rng cimport rng_below, rng_seed
-from bones.core.rules cimport FAMILY_BLOCK, FAMILY_KOZEL, CompiledRules, Rules, compile_rules
+from bones.core.rules cimport FAMILY_KOZEL
+from bones.core.sampler cimport DealSampler, sample_state
 from bones.core.state cimport (
-    PLAYING, Outcome, State, find_move, gen_moves, lay, open_mask, outcome, play, state_init,
+    MAX_MOVES, PLAYING, Outcome, State, find_move, outcome, play, undo,
 )
-from bones.core.tiles cimport ctz
+from bones.core.tiles cimport popcount
 
-cdef enum:
-    MAX_LAYOUT = 32              # placements in one round are at most 28
-
-
-cdef struct Sample:
-    uint32_t own                 # the seat's own hand
-    uint32_t unseen              # tiles in other hands or the boneyard
-    uint32_t void[4]             # per seat, tiles it is known not to hold
-    uint8_t sizes[4]             # hand sizes
-    uint8_t stock_size           # boneyard size
-    uint8_t seat                 # the seat choosing
-    uint8_t players              # seats in the round
-    int32_t scores[4]            # scores per side now
-    uint32_t layout[MAX_LAYOUT]  # placements so far, as move codes
-    int n_layout                 # how many
-    int last_seat                # seat that placed the last tile
-    int passes                   # consecutive passes before this turn
-
-
-cdef bint deal_sample(const Sample* k, const Rules* r, State* s, uint64_t* rng) noexcept nogil:
-    """Deal the unseen tiles into the other hands and the boneyard (voids respected where
-    possible) and rebuild the table; False if the layout does not replay."""
-    cdef uint32_t hands[4]
-    cdef uint8_t stock[28]
-    cdef uint8_t pool[28]
-    cdef int n = 0, i, j, seat, need, tries, x, t
-    cdef uint32_t m = k.unseen
-    cdef int room[4]
-    cdef bint ok, placed
-    while m:
-        pool[n] = ctz(m)
-        n += 1
-        m &= m - 1
-    for tries in range(8):
-        for i in range(n - 1, 0, -1):  # shuffle the unseen tiles
-            j = rng_below(rng, i + 1)
-            x = pool[i]
-            pool[i] = pool[j]
-            pool[j] = x
-        for seat in range(4):
-            hands[seat] = 0
-            room[seat] = k.sizes[seat] if seat != k.seat and seat < k.players else 0
-        hands[k.seat] = k.own
-        need = 0
-        ok = True
-        for i in range(n):
-            t = pool[i]
-            # the first seat, starting at a random one, with room that may hold t
-            x = rng_below(rng, k.players)
-            placed = False
-            for j in range(k.players):
-                seat = (x + j) % k.players
-                if room[seat] and (tries == 7 or not (k.void[seat] >> t & 1)):
-                    hands[seat] |= 1u << t
-                    room[seat] -= 1
-                    placed = True
-                    break
-            if not placed:
-                if need < k.stock_size:
-                    stock[need] = t
-                    need += 1
-                elif r.family != FAMILY_BLOCK:  # block: the tiles left were never dealt
-                    ok = False
-                    break
-        if ok:
-            break
-    state_init(s, r, hands, stock, need, k.seat, -1, k.scores)
-    for i in range(k.n_layout):
-        if not lay(s, k.layout[i]):
-            return False
-    s.to_move = k.seat
-    s.last_seat = k.last_seat
-    s.passes = k.passes
-    gen_moves(s)
-    return True
+POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "expert": POLICY_EXPERT}
 
 
 cdef double utility(const State* s, int side) noexcept nogil:
@@ -117,37 +49,62 @@ cdef double utility(const State* s, int side) noexcept nogil:
     return mine - best
 
 
+cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1:
+    """The legal moves' codes into codes (at most MAX_CHOICES); checks that they are the
+    observation's and that its layout is the one its events build (the sampler reads
+    neither)."""
+    cdef int n = len(legal_moves), i
+    if n > MAX_CHOICES:
+        raise ValueError("too many legal moves")
+    if tuple(legal_moves) != tuple(observation.legal_moves):
+        raise ValueError("the legal moves are not the observation's")
+    plays = tuple(e.move for e in observation.events if e.kind == "play")
+    if tuple(observation.layout) != plays:
+        raise ValueError("observation: the layout is not the one its events build")
+    for i in range(n):
+        codes[i] = move_code(legal_moves[i])
+    return n
+
+
+cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng):
+    """The observation's sampler (ValueError if no deal explains it), after checking on
+    one deal that every move is legal there (the seat's moves are the same in every
+    consistent deal)."""
+    cdef DealSampler sampler = DealSampler(observation)
+    cdef State s
+    cdef int i
+    if not sample_state(sampler.d, &s, &rng):
+        raise ValueError("cannot sample: no consistent deal found")
+    for i in range(n):
+        if find_move(&s, codes[i]) < 0:
+            raise ValueError("the legal moves are not those of the observation's position")
+    return sampler
+
+
 def choose(observation, legal_moves, int simulations, uint64_t seed):
     """The legal move with the best mean utility over ``simulations`` samples, each sample
     shared by every move; returns ``(move, new_seed)`` so a bot stays deterministic."""
-    cdef CompiledRules rules = compile_rules(
-        observation.variant, observation.players, observation.options)
-    cdef Sample k
+    cdef DealSampler sampler
     cdef State base
     cdef State work
     cdef uint64_t rng = rng_seed(seed)
-    cdef uint32_t codes[256]
-    cdef double totals[256]
-    cdef int n = len(legal_moves), i, _, rounds, side = observation.side, best
-    cdef size_t header = <size_t>(<char*>&base.plies[0] - <char*>&base)
+    cdef uint32_t codes[MAX_CHOICES]
+    cdef double totals[MAX_CHOICES]
+    cdef int n, i, _, rounds, side = observation.side, best
+    cdef size_t header = header_size(&base)
+    n = load_moves(observation, legal_moves, codes)
+    sampler = sampler_for(observation, codes, n, rng)
     if n == 1:
         return legal_moves[0], rng
-    if n > 256:
-        raise ValueError("too many legal moves")
-    _fill_sample(&k, &rules.c, observation)
     for i in range(n):
-        codes[i] = move_code(legal_moves[i])
         totals[i] = 0
     rounds = max(1, simulations // n)
     with nogil:
         for _ in range(rounds):
-            if not deal_sample(&k, &rules.c, &base, &rng):
-                break
+            if not sample_state(sampler.d, &base, &rng):
+                break  # the rejection limit: keep the samples drawn so far
             for i in range(n):
                 memcpy(&work, &base, header)
-                if find_move(&work, codes[i]) < 0:
-                    totals[i] = -1e18
-                    continue
                 play(&work, codes[i])
                 while work.status == PLAYING:
                     play(&work, work.moves[rng_below(&rng, work.n_moves)])
@@ -159,57 +116,122 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     return legal_moves[best], rng
 
 
-cdef void _fill_sample(Sample* k, const Rules* r, observation) except *:
-    """The C view of what the observation says: own hand, unseen tiles, sizes, voids."""
-    cdef int seat
-    cdef uint32_t table = 0, code
-    cdef State pub
-    cdef uint32_t no_hands[4]
-    cdef int32_t no_scores[4]
-    # Passing, or being forced to draw, shows that a seat holds nothing matching the open
-    # numbers of that moment; unless drawing or passing are choices (options).
-    cdef bint informative = not (r.draw_with_playable or r.voluntary_pass)
-    # The C below indexes fixed arrays by these: check them once (an Observation built
-    # by hand need not be consistent).
-    if not 0 <= observation.seat < r.players or observation.players != r.players:
-        raise ValueError(f"observation: seat {observation.seat!r} of {observation.players!r}")
-    if len(observation.hand_sizes) != r.players or not all(
-            0 <= n <= 28 for n in observation.hand_sizes) \
-            or not 0 <= observation.stock_size <= 28 or len(observation.layout) > 28:
-        raise ValueError("observation: hand sizes, stock size or layout out of range")
-    k.seat = observation.seat
-    k.players = observation.players
-    k.own = 0
-    for tile in observation.hand:
-        k.own |= 1u << tile.index
-    k.n_layout = 0
-    for move in observation.layout:
-        code = move_code(move)
-        k.layout[k.n_layout] = code
-        k.n_layout += 1
-        table |= 1u << (code & 31)
-        if move.is_double_double:
-            table |= 1u << ((code >> 10) & 31)
-    k.unseen = 0x0FFFFFFF & ~table & ~k.own
-    for seat in range(4):
-        k.sizes[seat] = observation.hand_sizes[seat] if seat < k.players else 0
-        k.void[seat] = 0
-        k.scores[seat] = observation.scores[seat] if seat < len(observation.scores) else 0
-        no_hands[seat] = 0
-        no_scores[seat] = 0
-    k.stock_size = observation.stock_size
-    k.last_seat = -1
-    k.passes = 0
-    state_init(&pub, r, no_hands, NULL, 0, 0, -1, no_scores)
-    for event in observation.events:
-        seat = event.seat
-        if event.kind == "play":
-            lay(&pub, move_code(event.move))
-            k.last_seat = seat
-            k.passes = 0
-        elif event.kind == "draw":
-            k.void[seat] = open_mask(&pub) if informative else 0
-        elif event.kind == "pass":
-            k.passes += 1
-            if informative:
-                k.void[seat] |= open_mask(&pub)
+cdef double now_ms() noexcept nogil:
+    """The calling thread's CPU time in ms: a budget in it is not cut short by a loaded
+    machine (the wall time of a decision is longer there)."""
+    cdef timespec t
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
+
+
+cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil:
+    """Play s to the end of the round, every seat by the policy."""
+    cdef Known k
+    while s.status == PLAYING:
+        if policy == POLICY_GREEDY:
+            play(s, s.moves[greedy_pick(s)])
+        elif policy == POLICY_EXPERT:
+            known_of(s, &k)
+            play(s, s.moves[expert_pick(s, s.moves, s.n_moves, w, &k)])
+        else:
+            play(s, s.moves[rng_below(rng, s.n_moves)])
+
+
+cdef bint endgame(const State* s, int tiles) noexcept nogil:
+    """Few enough tiles in the hands, and nothing left to draw: solve exactly."""
+    cdef int i, held = 0
+    if s.r.draws and s.stock_len - s.stock_top > s.r.reserve:
+        return False
+    for i in range(s.r.players):
+        held += popcount(s.hand[i])
+    return held <= tiles
+
+
+cdef double alphabeta(State* s, int side, double alpha, double beta) noexcept nogil:
+    """The exact utility of s for side with every hand known (the others minimise it:
+    with more than two sides, the paranoid value)."""
+    cdef uint32_t local[MAX_MOVES]
+    cdef int i, n
+    cdef double v, best
+    cdef bint mine
+    if s.status != PLAYING:
+        return utility(s, side)
+    n = s.n_moves
+    for i in range(n):
+        local[i] = s.moves[i]
+    mine = s.r.side_of[s.to_move] == side
+    best = -1e18 if mine else 1e18
+    for i in range(n):
+        play(s, local[i])
+        v = alphabeta(s, side, alpha, beta)
+        undo(s)
+        if mine:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    return best
+
+
+def pimc(observation, legal_moves, int samples, double time_ms, str policy, int exact,
+         weights, uint64_t seed):
+    """pimc's move: every legal move played out on each of up to ``samples`` deals under
+    ``policy`` (``"greedy"``, ``"expert"`` with ``weights``, or ``"random"``), or solved
+    exactly when at most ``exact`` tiles are left in the hands and nothing can be drawn;
+    stops after ``time_ms`` milliseconds of CPU time (0: no clock; the result then depends only on
+    the seed).  Returns ``(move, new_seed, samples_used)``."""
+    cdef DealSampler sampler
+    cdef State base
+    cdef State work
+    cdef Weights w
+    cdef uint64_t rng = rng_seed(seed)
+    cdef uint32_t codes[MAX_CHOICES]
+    cdef double totals[MAX_CHOICES]
+    cdef double values[MAX_CHOICES]
+    cdef int n, i, used = 0, side = observation.side, best, pol
+    cdef size_t header = header_size(&base)
+    cdef double start = now_ms()
+    cdef bint over = False
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    pol = POLICIES[policy]
+    load_weights(weights, &w)
+    n = load_moves(observation, legal_moves, codes)
+    sampler = sampler_for(observation, codes, n, rng)
+    if n == 1:
+        return legal_moves[0], rng, 0
+    for i in range(n):
+        totals[i] = 0
+    with nogil:
+        while used < samples and not over:
+            if not sample_state(sampler.d, &base, &rng):
+                break  # the rejection limit: keep the samples drawn so far
+            for i in range(n):
+                # the clock is read before every move's playout; a sample cut short is
+                # dropped, so every move is scored on the same deals
+                if time_ms > 0 and used and now_ms() - start >= time_ms:
+                    over = True
+                    break
+                memcpy(&work, &base, header)
+                play(&work, codes[i])
+                if endgame(&work, exact):
+                    values[i] = alphabeta(&work, side, -1e18, 1e18)
+                else:
+                    play_out(&work, pol, &w, &rng)
+                    values[i] = utility(&work, side)
+            if not over:
+                used += 1
+                for i in range(n):
+                    totals[i] += values[i]
+    best = 0
+    for i in range(1, n):
+        if totals[i] > totals[best]:
+            best = i
+    return legal_moves[best], rng, used

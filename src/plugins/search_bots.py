@@ -1,10 +1,12 @@
-"""The built-in search bot, registered like a third-party plugin: ``montecarlo``, which
-samples the hidden tiles and plays each legal move out in the compiled core.
+"""The built-in compiled bots, registered like a third-party plugin: ``expert`` (weighted
+heuristics), and the searches over deals drawn by the exact sampler: ``montecarlo``
+(random playouts), ``pimc`` (playouts under a fast policy, exact endgames) and ``ismcts``
+(information-set Monte Carlo tree search).
 
-The playouts run in the compiled core, which scores moves with the core's own rules: a
-variant whose moves are scored by a Python ``move_scorer`` would be searched with the
-wrong scores, so ``montecarlo`` refuses such a variant (:class:`~bones.OptionError`
-naming it, from ``start_game`` and from ``choose``) instead of playing it badly."""
+They run in the compiled core, which scores moves with the core's own rules: a variant
+whose moves are scored by a Python ``move_scorer`` would be played with the wrong scores,
+so these bots refuse such a variant (:class:`~bones.OptionError` naming it, from
+``start_game`` and from ``choose``) instead of playing it badly."""
 
 from __future__ import annotations
 
@@ -21,13 +23,136 @@ if TYPE_CHECKING:
     from ..core.moves import Move
     from ..observation import Observation
 
-__all__ = ["MonteCarlo", "register_bots"]
+__all__ = ["EXPERT_WEIGHTS", "Expert", "ISMCTS", "MonteCarlo", "PIMC", "register_bots"]
+
+#: The expert's weights by variant family (``Variant.base``), in the order of
+#: ``bones.core.policy.FIELDS``; docs/bots.md says what each feature is.  Points are in
+#: pips (a score_scale of 5 is undone).
+EXPERT_WEIGHTS: dict[str, dict[str, float]] = {
+    "straight": {
+        "points": 1.0,
+        "reply": 0.6,
+        "heavy": 0.15,
+        "heavy_near": 0.3,
+        "variety": 0.5,
+        "follow": 0.3,
+        "block": 0.5,
+        "partner": 0.3,
+        "double": 1.0,
+        "out": 100.0,
+        "lone_zero": 0.0,
+        "closed": 1.0,
+        "goat": 0.0,
+    },
+    "block": {
+        "points": 0.0,
+        "reply": 0.0,
+        "heavy": 0.5,
+        "heavy_near": 0.5,
+        "variety": 1.0,
+        "follow": 1.0,
+        "block": 2.0,
+        "partner": 1.0,
+        "double": 2.0,
+        "out": 100.0,
+        "lone_zero": 0.0,
+        "closed": 1.0,
+        "goat": 0.0,
+    },
+    "kozel": {
+        "points": 0.0,
+        "reply": 0.0,
+        "heavy": 0.5,
+        "heavy_near": 0.5,
+        "variety": 1.0,
+        "follow": 1.0,
+        "block": 2.0,
+        "partner": 1.0,
+        "double": 2.0,
+        "out": 100.0,
+        "lone_zero": -30.0,
+        "closed": 0.5,
+        "goat": 1.0,
+    },
+}
+EXPERT_WEIGHTS["multiplayer"] = EXPERT_WEIGHTS["block"]
+EXPERT_WEIGHTS["draw"] = EXPERT_WEIGHTS["block"]
+
+_FEATURE_DOCS = {
+    "points": "points scored now (in pips)",
+    "reply": "subtracted per point the next opponent could score in reply (its voids known)",
+    "heavy": "per pip shed",
+    "heavy_near": "per pip shed, again, when a block or the round's end is near",
+    "variety": "per distinct number left in the hand",
+    "follow": "per tile left that matches an end after the move",
+    "block": "per live end whose number the next opponent lacks",
+    "partner": "per live end whose number the partner may hold",
+    "double": "for shedding a double",
+    "out": "for emptying the hand",
+    "lone_zero": "Kozel: for leaving the lone 0-0 (worth 25) as the last tile",
+    "closed": "Kozel 13 rule: factor of the pip weights while the side has recorded nothing",
+    "goat": "Kozel: extra factor of the pip weights once the goat line is within reach",
+}
+
+
+def check_searchable(variant: str, bot: str = "montecarlo") -> None:
+    """:class:`OptionError` unless the compiled core scores ``variant`` as it is
+    played: a variant with a Python ``move_scorer`` is refused, naming it."""
+    if lookup_variant(variant).move_scorer is not None:  # a dict look-up: cheap per move
+        raise OptionError(
+            f"{bot} cannot play {variant!r}: its moves are scored by a Python "
+            "move_scorer, which the compiled core does not run (it would play with "
+            "the core's own scores)"
+        )
+
+
+def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]:
+    """The expert's weights for ``variant``: its family's defaults, then ``overrides``
+    (``None`` values keep the default)."""
+    from ..core.policy import FIELDS
+
+    family = lookup_variant(variant).base
+    weights = dict(EXPERT_WEIGHTS.get(family, EXPERT_WEIGHTS["block"]))
+    weights.update({k: float(v) for k, v in overrides.items() if v is not None})
+    return tuple(weights[name] for name in FIELDS)
+
+
+class _CompiledBot(Bot):
+    """A bot whose moves are chosen in the core: checks the variant, keeps the weights."""
+
+    def __init__(self, seed: int = 0, **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        self._overrides = {k: options.get(k) for k in _FEATURE_DOCS}
+        self._weights: dict[str, tuple[float, ...]] = {}
+        self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
+
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        check_searchable(variant, self.name)
+
+    def weights(self, variant: str) -> tuple[float, ...]:
+        found = self._weights.get(variant)
+        if found is None:
+            check_searchable(variant, self.name)
+            found = self._weights[variant] = expert_weights(variant, self._overrides)
+        return found
+
+
+class Expert(_CompiledBot):
+    """Weighted heuristics (:data:`EXPERT_WEIGHTS`): every legal move is scored by
+    features of the position after it, seen from what the seat may know."""
+
+    name = "expert"
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        from ..core.policy import choose
+
+        return choose(observation, legal_moves, self.weights(observation.variant))
 
 
 class MonteCarlo(Bot):
-    """Determinised Monte Carlo: for each of ``simulations`` samples of the unseen tiles
-    (hand sizes and known voids respected), every legal move is played out at random to
-    the end of the round; the move with the best mean result for its side is chosen."""
+    """Determinised Monte Carlo: for each of ``simulations`` deals of the unseen tiles
+    drawn by the exact sampler, every legal move is played out at random to the end of
+    the round; the move with the best mean result for its side is chosen."""
 
     name = "montecarlo"
 
@@ -47,38 +172,196 @@ class MonteCarlo(Bot):
         return move
 
 
-def check_searchable(variant: str) -> None:
-    """:class:`OptionError` unless the compiled playouts score ``variant`` as it is
-    played: a variant with a Python ``move_scorer`` is refused, naming it."""
-    if lookup_variant(variant).move_scorer is not None:  # a dict look-up: cheap per move
-        raise OptionError(
-            f"montecarlo cannot play {variant!r}: its moves are scored by a Python "
-            "move_scorer, which the compiled playouts do not run (they would search with "
-            "the core's own scores)"
+class PIMC(_CompiledBot):
+    """Perfect-information Monte Carlo: on each of up to ``samples`` deals drawn by the
+    exact sampler (and within ``time_ms``), every legal move is played out under a fast
+    ``policy``, or solved by alpha-beta once at most ``exact`` tiles are left in the hands
+    and nothing can be drawn; the best mean for its side wins."""
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        samples: int = 1000,
+        time_ms: float = 20.0,
+        policy: str = "expert",
+        exact: int = 8,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            seed=seed, samples=samples, time_ms=time_ms, policy=policy, exact=exact, **options
         )
+        self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
+        self.last_samples = 0  # samples the last decision used
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        from ..core.search import pimc
+
+        weights = self.weights(observation.variant)
+        move, self._state, self.last_samples = pimc(
+            observation,
+            legal_moves,
+            self.samples,
+            float(self.time_ms),
+            self.policy,
+            self.exact,
+            weights,
+            self._state,
+        )
+        return move
+
+
+class ISMCTS(_CompiledBot):
+    """Single-observer information-set MCTS: one tree over the seat's information set,
+    each of up to ``iterations`` iterations (within ``time_ms``) on a fresh deal from the
+    exact sampler, UCB selection among the moves available in that deal, a playout under
+    ``policy``; the root move visited most wins."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        iterations: int = 1000,
+        time_ms: float = 20.0,
+        policy: str = "expert",
+        c: float = 0.7,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            seed=seed, iterations=iterations, time_ms=time_ms, policy=policy, c=c, **options
+        )
+        self.iterations, self.time_ms, self.policy, self.c = iterations, time_ms, policy, c
+        self.last_iterations = 0  # iterations the last decision used
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        from ..core.ismcts import choose
+
+        weights = self.weights(observation.variant)
+        move, self._state, self.last_iterations = choose(
+            observation,
+            legal_moves,
+            self.iterations,
+            float(self.time_ms),
+            self.policy,
+            float(self.c),
+            weights,
+            self._state,
+        )
+        return move
 
 
 def _positive(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-SPEC = BotSpec(
-    "montecarlo",
-    MonteCarlo,
-    "Samples the hidden tiles and plays every legal move out at random in the compiled core",
-    options={
-        "simulations": Option(
-            "simulations",
-            400,
-            doc="samples per decision, shared by every legal move",
-            check=_positive,
-            expects="an int >= 1",
-        )
-    },
+def _non_negative_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+
+
+def _number(value: object) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _time(value: object) -> bool:
+    return _number(value) and value is not None and 0 <= value <= 600_000  # type: ignore[operator]
+
+
+_WEIGHT_OPTIONS = {
+    name: Option(
+        name,
+        None,
+        doc=f"expert weight: {doc} (default: by variant)",
+        check=_number,
+        expects="a number",
+    )
+    for name, doc in _FEATURE_DOCS.items()
+}
+_POLICY = Option(
+    "policy",
+    "expert",
+    ("expert", "greedy", "random"),
+    doc="the playout policy (expert uses the weight options)",
+)
+_TIME = Option(
+    "time_ms",
+    20.0,
+    doc="milliseconds of CPU time per decision (0: no clock; then deterministic)",
+    check=_time,
+    expects="a number of ms, 0 to 600000",
+)
+
+SPECS = (
+    BotSpec(
+        "expert",
+        Expert,
+        "Weighted heuristics per variant, compiled: points, replies, voids, blocking, Kozel",
+        options=dict(_WEIGHT_OPTIONS),
+    ),
+    BotSpec(
+        "montecarlo",
+        MonteCarlo,
+        "Samples the hidden tiles exactly and plays every legal move out at random",
+        options={
+            "simulations": Option(
+                "simulations",
+                400,
+                doc="samples per decision, shared by every legal move",
+                check=_positive,
+                expects="an int >= 1",
+            )
+        },
+    ),
+    BotSpec(
+        "pimc",
+        PIMC,
+        "Exact samples; every legal move played out by a fast policy, exact endgames",
+        options={
+            "samples": Option(
+                "samples",
+                200,
+                doc="most samples per decision",
+                check=_positive,
+                expects="an int >= 1",
+            ),
+            "time_ms": _TIME,
+            "policy": _POLICY,
+            "exact": Option(
+                "exact",
+                8,
+                doc="solve exactly when at most this many tiles are left in the hands",
+                check=_non_negative_int,
+                expects="an int from 0 to 28",
+            ),
+            **_WEIGHT_OPTIONS,
+        },
+    ),
+    BotSpec(
+        "ismcts",
+        ISMCTS,
+        "Information-set MCTS on exact samples, playouts by a fast policy",
+        options={
+            "iterations": Option(
+                "iterations",
+                1000,
+                doc="most iterations per decision",
+                check=_positive,
+                expects="an int >= 1",
+            ),
+            "time_ms": _TIME,
+            "policy": _POLICY,
+            "c": Option(
+                "c", 0.7, doc="UCB exploration constant", check=_number, expects="a number"
+            ),
+            **_WEIGHT_OPTIONS,
+        },
+    ),
 )
 
 
 @hookimpl
 def register_bots(register: Callable[[BotSpec], None]) -> None:
-    """Register the search bot."""
-    register(SPEC)
+    """Register the compiled bots."""
+    for spec in SPECS:
+        register(spec)

@@ -1,0 +1,291 @@
+"""Regenerate docs/strength.md: every bot against random, greedy, expert and montecarlo,
+for each variant and player count, on duplicate deals, with 95% intervals and the time
+per move.
+
+    python bench/strength.py --out docs/strength.md --pairs 2000 --jobs 1
+
+``--pairs``: deal pairs (duplicate sets) per pairing; ``--goal-pairs``: deal pairs for the
+two pairings the acceptance goals name (expert against greedy, pimc against montecarlo at
+6,400 samples, both in 2-player straight); ``--configs``: variants and player counts;
+``--bots`` and ``--opponents``: the bot specs.  Each pairing is one ``bones.match`` run
+(``run_match``: head-to-head, duplicate deals, match seed ``--seed``); its journal goes to
+``--journals`` so a killed run resumes where it stopped.  The time per move is measured
+apart: each bot chooses in the same ``--positions`` mid-round positions per configuration
+(random moves from seeded deals), one after the other in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import bones
+from bones.match import MatchConfig, run_match
+from bones.match.stats import SPRT
+
+CONFIGS = (
+    "straight:2",
+    "straight:4",
+    "block:2",
+    "block:4",
+    "kozel:2",
+    "kozel:4",
+    "multiplayer:2",
+    "draw:2",
+)
+BOTS = ("expert", "pimc", "ismcts")
+OPPONENTS = ("random", "greedy", "expert", "montecarlo")
+GOALS = (
+    ("expert", "greedy", "straight:2", "expert >= 65% against greedy"),
+    (
+        "pimc",
+        "montecarlo:simulations=6400",
+        "straight:2",
+        "pimc (default budget) >= 60% against montecarlo at 6,400 samples",
+    ),
+)
+
+
+def positions(variant: str, players: int, count: int, seed: int = 0) -> list[bones.Round]:
+    """Mid-round positions with a choice: seeded deals, a random number of random moves."""
+    rng = random.Random(seed)
+    out: list[bones.Round] = []
+    deal = seed
+    while len(out) < count:
+        rnd = bones.Round.deal(variant, players=players, seed=deal)
+        deal += 1
+        for _ in range(rng.randrange(0, 14)):
+            if rnd.is_over:
+                break
+            rnd.play(rng.choice(list(rnd.legal_moves)))
+        if not rnd.is_over and len(rnd.legal_moves) > 1:
+            out.append(rnd)
+    return out
+
+
+def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float, float]:
+    """Mean and largest CPU milliseconds per decision of ``spec`` over the positions, and
+    the mean wall milliseconds (longer on a loaded machine)."""
+    bot = bones.make_bot(spec, seed=1)
+    first = rounds[0]
+    bot.choose(first.observation(first.to_move or 0), tuple(first.legal_moves))  # warm up
+    cpu, wall = [], []
+    for rnd in rounds:
+        seat = rnd.to_move
+        assert seat is not None
+        obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        bot.choose(obs, legal)
+        cpu.append((time.process_time() - start_cpu) * 1e3)
+        wall.append((time.perf_counter() - start) * 1e3)
+    return statistics.fmean(cpu), max(cpu), statistics.fmean(wall)
+
+
+def play(
+    bot: str,
+    opponent: str,
+    config: str,
+    pairs: int,
+    args: argparse.Namespace,
+    sprt: SPRT | None = None,
+    plugins: tuple[str, ...] = (),
+) -> Any:
+    variant, players = config.split(":")
+    match = MatchConfig(
+        bots=(bot, opponent),
+        variant=variant,
+        players=int(players),
+        games=2 * pairs,
+        seed=args.seed,
+        timeout=None,
+        sprt=sprt,
+        plugins=plugins,
+    )
+    name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
+    journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
+    summary = run_match(match, journal, jobs=args.jobs, progress=False)
+    first = summary["bots"][0]
+    est = first["estimate"]
+    return {
+        "games": first["games"],
+        "pairs": first["games"] // 2,
+        "score": 100 * est["score"],
+        "lo": 100 * est["score_lo"],
+        "hi": 100 * est["score_hi"],
+        "sprt": summary["sprt"],
+    }
+
+
+def dominoes_section(args: argparse.Namespace) -> list[str]:
+    """pimc against the dominoes package's probabilistic_alphabeta (bench/dominoes_bot.py),
+    4-player partnership block, with the time per move of each."""
+    here = str(Path(__file__).resolve().parent)
+    sys.path.insert(0, here)  # the worker processes get it through PYTHONPATH
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    from bones.match.runner import load_plugins
+
+    load_plugins(["dominoes_bot"])
+    result = play(
+        "pimc", "dominoes-pab", "block:4", args.dominoes_pairs, args, None, ("dominoes_bot",)
+    )
+    rounds = positions("block", 4, args.positions)
+    times = {spec: time_per_move(spec, rounds) for spec in ("pimc", "dominoes-pab")}
+    return [
+        "`bench/dominoes_bot.py` wraps the `dominoes` package's (abw333) "
+        "`probabilistic_alphabeta` player (defaults: 4 sampled hands per decision, search "
+        "from move 14 on) as the bot `dominoes-pab`; it builds the package's `Game` from "
+        "the observation on a deal from the exact sampler. 4-player partnership block, "
+        f"`pimc` (default budget) against it: {cell(result)} over {result['pairs']} deal "
+        "pairs. CPU ms per move, mean and max (wall mean): "
+        + "; ".join(f"`{k}` {m:.2f}, {w:.1f} ({wall:.1f})" for k, (m, w, wall) in times.items())
+        + ".",
+    ]
+
+
+def cell(result: dict[str, Any]) -> str:
+    return f"{result['score']:.1f}% [{result['lo']:.1f}, {result['hi']:.1f}]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/strength.md")
+    parser.add_argument("--pairs", type=int, default=2000)
+    parser.add_argument(
+        "--goal-pairs",
+        default="2000,2000",
+        help="deal pairs of the two goal pairings (expert-greedy, pimc-montecarlo)",
+    )
+    parser.add_argument(
+        "--sprt-pairs",
+        type=int,
+        default=2000,
+        help="most deal pairs of the SPRT of ismcts against pimc (0: skip it)",
+    )
+    parser.add_argument(
+        "--dominoes-pairs",
+        type=int,
+        default=2000,
+        help="deal pairs of pimc against dominoes-pab, 4-player block (0: skip; needs "
+        "the dominoes package)",
+    )
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--bots", default=",".join(BOTS))
+    parser.add_argument("--opponents", default=",".join(OPPONENTS))
+    parser.add_argument("--positions", type=int, default=40)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--journals", default="strength-journals")
+    args = parser.parse_args(argv)
+    os.makedirs(args.journals, exist_ok=True)
+    configs = args.configs.split(",")
+    bots = args.bots.split(",")
+    opponents = args.opponents.split(",")
+    command = "python bench/strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    started = time.perf_counter()
+    lines = [
+        "# Strength of the bots",
+        "",
+        "Generated by `bench/strength.py`; do not edit by hand. Regenerate with:",
+        "",
+        "```console",
+        f"$ {command}",
+        "```",
+        "",
+        f"Run on {datetime.date.today().isoformat()} with bones {bones.__version__}: "
+        f"{args.pairs} deal pairs per pairing ({args.goal_pairs} for the two goals), "
+        f"`--jobs {args.jobs}`, match seed {args.seed}.",
+        "",
+        "Each cell is the row bot's game score against the column bot (`bones match`: "
+        "head-to-head, duplicate deals, every deal played twice with the sides swapped; "
+        "a game is played to the variant's target), with its 95% interval over the deal "
+        "pairs (docs/matches.md). Time per move: the mean and the largest CPU milliseconds "
+        f"per decision over {args.positions} mid-round positions (random moves from "
+        "seeded deals), and the mean wall milliseconds, measured one bot after the other "
+        "in one process; the budgets of `pimc` and `ismcts` are in CPU time, so the wall "
+        "time is longer on a loaded machine but the work per move is the same.",
+        "",
+        "## Goals",
+        "",
+        "| goal | pairing | deal pairs | score, 95% interval | met |",
+        "|---|---|---|---|---|",
+    ]
+    goal_pairs = [int(n) for n in args.goal_pairs.split(",")]
+    for (bot, opponent, config, goal), pairs in zip(GOALS, goal_pairs, strict=True):
+        result = play(bot, opponent, config, pairs, args)
+        threshold = 65.0 if bot == "expert" else 60.0
+        met = (
+            "yes"
+            if result["lo"] >= threshold
+            else "no"
+            if result["hi"] < threshold
+            else "not decided (the interval contains the goal)"
+        )
+        lines.append(
+            f"| {goal} | `{bot}` vs `{opponent}`, {config.replace(':', ', ')} players "
+            f"| {result['pairs']} | {cell(result)} | {met} |"
+        )
+        print(lines[-1], flush=True)
+    if args.sprt_pairs:
+        test = SPRT(elo0=0.0, elo1=30.0, alpha=0.05, beta=0.05)
+        result = play("ismcts", "pimc", "straight:2", args.sprt_pairs, args, test)
+        sprt = result["sprt"]
+        decision = {
+            "H1": "ismcts is stronger (H1: at least +30 Elo)",
+            "H0": "ismcts is not stronger (H0: at most +0 Elo)",
+        }.get(sprt["decision"], f"not decided within {args.sprt_pairs} deal pairs")
+        lines += [
+            "",
+            "## `ismcts` against `pimc` (SPRT)",
+            "",
+            "GSPRT of H0 `elo <= 0` against H1 `elo >= 30`, alpha = beta = 0.05, 2-player "
+            f"straight: {decision}; LLR {sprt['llr']:.2f} (bounds {sprt['lower']:.2f}, "
+            f"{sprt['upper']:.2f}) after {sprt['units']} deal pairs; `ismcts` scored "
+            f"{cell(result)}.",
+        ]
+        print(lines[-1], flush=True)
+    for config in configs:
+        variant, players = config.split(":")
+        rounds = positions(variant, int(players), args.positions)
+        lines += [
+            "",
+            f"## {variant}, {players} players",
+            "",
+            "| bot | CPU ms/move: mean, max (wall mean) | "
+            + " | ".join(f"vs `{o}`" for o in opponents)
+            + " |",
+            "|---|---|" + "---|" * len(opponents),
+        ]
+        for bot in bots:
+            mean, worst, wall = time_per_move(bot, rounds)
+            row = [f"`{bot}`", f"{mean:.2f}, {worst:.1f} ({wall:.1f})"]
+            for opponent in opponents:
+                if opponent == bot:
+                    row.append("—")
+                    continue
+                row.append(cell(play(bot, opponent, config, args.pairs, args)))
+            lines.append("| " + " | ".join(row) + " |")
+            print(lines[-1], flush=True)
+    if args.dominoes_pairs:
+        lines += ["", "## Across engines: `pimc` against abw333/dominoes", ""]
+        try:
+            import dominoes  # noqa: F401
+        except ImportError:
+            lines.append("Not run: the `dominoes` package is not installed (`bench` extra).")
+        else:
+            lines += dominoes_section(args)
+        print(lines[-1], flush=True)
+    minutes = (time.perf_counter() - started) / 60
+    lines += ["", f"Wall time of the run: {minutes:.0f} minutes.", ""]
+    Path(args.out).write_text("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+# Shared pieces of the searches over sampled deals (montecarlo, pimc, ismcts).
+from libc.stdint cimport uint32_t, uint64_t
+
+from bones.core.policy cimport Weights
+from bones.core.sampler cimport DealSampler
+from bones.core.state cimport State
+
+cdef enum:
+    MAX_CHOICES = 256            # legal moves of one decision, bounded (as MAX_MOVES)
+
+cdef enum Policy:
+    POLICY_RANDOM = 0            # uniform over the legal moves
+    POLICY_GREEDY = 1            # policy.greedy_pick
+    POLICY_EXPERT = 2            # policy.expert_pick, the others' hands unknown to it
+
+cdef inline size_t header_size(const State* s) noexcept nogil:
+    """Bytes of a State before its undo stack: a position copies without it."""
+    return <size_t>(<const char*>&s.plies[0] - <const char*>s)
+
+
+cdef double utility(const State* s, int side) noexcept nogil
+cdef double now_ms() noexcept nogil
+cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil
+cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1
+cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng)
