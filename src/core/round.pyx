@@ -8,6 +8,7 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 import msgpack
 
+from bones.core.actions cimport space_of
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
@@ -372,11 +373,17 @@ cdef class Round:
         return self._legal
 
     def play(self, move):
-        """Make ``move`` (a Move or its text) for the seat to move; the forced draws and
-        passes that follow are applied before this returns.  Anything that is not a legal
-        move raises IllegalMove; whatever ``play`` raises, the round is unchanged."""
+        """Make ``move`` (a Move, its text or an action index) for the seat to move; the
+        forced draws and passes that follow are applied before this returns.  Anything that
+        is not a legal move raises IllegalMove; whatever ``play`` raises, the round is
+        unchanged."""
         cdef uint32_t code
         cdef int i
+        if PyIndex_Check(move):  # an action index (a bool is refused as one)
+            if self.st.status != PLAYING:
+                raise IllegalMove(f"action {move!r:.20}: the round is over")
+            self._play_code(space_of(self.rules).legal_code(self.st, move))
+            return
         try:
             code = move_code(move)
         except (TypeError, ValueError) as exc:
@@ -388,6 +395,22 @@ cdef class Round:
             raise IllegalMove(f"{move_of(code)} is not legal for seat {self.st.to_move}"
                               f"{self._legal_text()}")
         self._play_code(self.st.moves[i])
+
+    @property
+    def action_space(self):
+        """The variant's fixed ActionSpace (docs/envs.md)."""
+        return space_of(self.rules)
+
+    @property
+    def legal_actions(self):
+        """The legal moves of the seat to move as action indices, ascending."""
+        return space_of(self.rules).legal(self.st)
+
+    def action_mask(self, out=None):
+        """The legal actions as a mask of ``action_space.size`` bytes (1: legal), written
+        into ``out`` (a writable buffer: a numpy bool/uint8 array, a bytearray) or a new
+        bytearray."""
+        return space_of(self.rules).mask(self.st, out)
 
     cdef void _play_code(self, uint32_t code) except *:
         """Make a legal move; atomic: when it raises, the round is as before."""
