@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORE_MODULES = ["tiles", "rules", "state", "moves", "round", "playout", "search", "sampler"]
-CORE_MODULES += ["actions"]  # learning agents: docs/envs.md
+CORE_MODULES += ["actions", "tensor"]  # learning agents: docs/envs.md
 
 
 def cython_include_dir() -> str:

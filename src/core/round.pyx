@@ -12,6 +12,7 @@ from bones.core.actions cimport space_of
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
+from bones.core.tensor cimport returns_of, spec_of
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
     Ply, State, kind_of,
@@ -411,6 +412,22 @@ cdef class Round:
         into ``out`` (a writable buffer: a numpy bool/uint8 array, a bytearray) or a new
         bytearray."""
         return space_of(self.rules).mask(self.st, out)
+
+    @property
+    def tensor_spec(self):
+        """The layout of ``observation_tensor`` (a TensorSpec; docs/envs.md)."""
+        return spec_of(self.rules)
+
+    def observation_tensor(self, seat, out=None):
+        """What ``seat`` may know as ``tensor_spec.size`` float32 values, written into
+        ``out`` (a writable float32 buffer: a numpy array, an array.array("f")) or a new
+        array.array("f")."""
+        return spec_of(self.rules).write(self.st, self._check_seat(seat), out)
+
+    def returns(self):
+        """Per seat, its side's gain this round less the other sides' mean gain (zero-sum;
+        docs/envs.md): the final returns once the round is over."""
+        return returns_of(self.st)
 
     cdef void _play_code(self, uint32_t code) except *:
         """Make a legal move; atomic: when it raises, the round is as before."""
