@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORE_MODULES = ["tiles", "rules", "state", "moves", "round", "playout", "search", "sampler"]
-CORE_MODULES += ["actions", "tensor"]  # learning agents: docs/envs.md
+CORE_MODULES += ["actions", "tensor", "vector"]  # learning agents: docs/envs.md
 
 
 def cython_include_dir() -> str:
@@ -31,7 +31,14 @@ extensions = [
 ]
 
 setup(
-    packages=["bones", "bones.core", "bones.plugins", "bones.match", "bones.protocol"],
+    packages=[
+        "bones",
+        "bones.core",
+        "bones.plugins",
+        "bones.match",
+        "bones.protocol",
+        "bones.envs",
+    ],
     package_dir={"bones": "src"},
     package_data={"bones.core": ["*.pxd", "*.pyi", "*.h"], "bones": ["py.typed"]},
     ext_modules=cythonize(

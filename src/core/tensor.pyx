@@ -11,7 +11,7 @@ them against the sampler's deals).
 """
 
 from libc.stdint cimport int32_t, uint32_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from bones.core.rules cimport FAMILY_BLOCK, FAMILY_KOZEL, compile_rules
 from bones.core.state cimport (
@@ -19,7 +19,7 @@ from bones.core.state cimport (
     layout_count, open_mask, outcome, state_init,
 )
 from bones.core.rules cimport SPINNER_ALL_DOUBLES, SPINNER_NONE
-from bones.core.tiles cimport PIP_MASK, TILE_HI, TILE_LO, ctz, popcount
+from bones.core.tiles cimport ALL_TILES, PIP_MASK, TILE_HI, TILE_LO, ctz
 
 from bones.errors import OptionError
 
@@ -119,20 +119,44 @@ cdef void voids_of(const State* s, Voids* v) noexcept nogil:
                      i == s.n_plies - 1 and s.status != PLAYING)
 
 
+cdef inline int bits(uint32_t m) noexcept nogil:
+    """popcount, inlined: without -mpopcnt __builtin_popcount is a libgcc call."""
+    m = m - ((m >> 1) & 0x55555555u)
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u)
+    return <int>((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24)
+
+
+cdef float BYTE_BITS[256][8]  # BYTE_BITS[b][i]: bit i of b, as a float
+
+
+cdef void _fill_byte_bits() noexcept:
+    cdef int b, i
+    for b in range(256):
+        for i in range(8):
+            BYTE_BITS[b][i] = (b >> i) & 1
+
+
+_fill_byte_bits()
+
+
+cdef inline void tile_plane(float* out, uint32_t m) noexcept nogil:
+    """out[0:28]: 1 for each tile in m, eight floats at a time."""
+    memcpy(out, BYTE_BITS[m & 255], 8 * sizeof(float))
+    memcpy(out + 8, BYTE_BITS[(m >> 8) & 255], 8 * sizeof(float))
+    memcpy(out + 16, BYTE_BITS[(m >> 16) & 255], 8 * sizeof(float))
+    memcpy(out + 24, BYTE_BITS[(m >> 24) & 15], 4 * sizeof(float))
+
+
 cdef void write_tensor(const Planes* t, const State* s, const Voids* v, int seat,
                        float* out) noexcept nogil:
-    cdef uint32_t m, own = s.hand[seat], known = s.table | s.hand[seat]
+    cdef uint32_t unknown, known = s.table | s.hand[seat]
     cdef int e, n, k, o, side = s.r.side_of[seat], players = t.players
     cdef float* f
     memset(out, 0, t.size * sizeof(float))
-    m = own
-    while m:
-        out[t.hand + ctz(m)] = 1
-        m &= m - 1
-    m = s.table
-    while m:
-        out[t.table + ctz(m)] = 1
-        m &= m - 1
+    tile_plane(out + t.hand, s.hand[seat])
+    tile_plane(out + t.table, s.table)
+    for n in range(7):
+        out[t.numbers + n] = bits(s.table & PIP_MASK[n])
     for e in range(s.n_ends if s.n_ends < t.n_ends else t.n_ends):
         f = out + t.ends + e * END_FEATURES
         f[s.ends[e].v] = 1
@@ -141,24 +165,28 @@ cdef void write_tensor(const Planes* t, const State* s, const Voids* v, int seat
             f[8] = 1
         elif TILE_LO[s.ends[e].tile] == TILE_HI[s.ends[e].tile]:
             f[9] = 1
-    for n in range(7):
-        out[t.numbers + n] = popcount(s.table & PIP_MASK[n])
-    for k in range(1, players):
-        o = (seat + k) % players
-        for n in range(7):
-            if PIP_MASK[n] & ~(known | v.cannot[o]) == 0:
-                out[t.voids + (k - 1) * 7 + n] = 1
+    o = seat  # seats in turn from this one: no division
     for k in range(players):
-        out[t.sizes + k] = popcount(s.hand[(seat + k) % players])
+        out[t.sizes + k] = bits(s.hand[o])
+        if k:
+            unknown = ALL_TILES & ~(known | v.cannot[o])
+            f = out + t.voids + (k - 1) * 7
+            for n in range(7):
+                if not PIP_MASK[n] & unknown:
+                    f[n] = 1
+        o = o + 1 if o + 1 < players else 0
     out[t.stock] = s.stock_len - s.stock_top
     out[t.count] = layout_count(s) if s.n_placed else 0
     if s.pending and s.pending_side != side:
         out[t.pending] = s.pending
+    o = side
     for k in range(t.n_sides):
-        out[t.scores + k] = s.score[(side + k) % t.n_sides]
+        out[t.scores + k] = s.score[o]
+        o = o + 1 if o + 1 < t.n_sides else 0
     out[t.target_at] = t.target
     if s.status == PLAYING:
-        out[t.turn + (s.to_move - seat + players) % players] = 1
+        k = s.to_move - seat
+        out[t.turn + (k + players if k < 0 else k)] = 1
 
 
 cdef void write_returns(const State* s, float* out) noexcept nogil:

@@ -1,0 +1,99 @@
+"""bones.envs.VectorEnv: n rounds stepped in the core, checked against Round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import CASES
+
+from bones import IllegalMove, OptionError
+from bones.core.vector import VectorCore
+from bones.envs import VectorEnv
+
+OPTION_CASES = [(name, players, {}) for name, players in CASES] + [
+    ("straight", 2, {"muggins_claim": True}),
+    ("straight", 3, {"spinner_rule": "all_doubles"}),
+    ("multiplayer", 2, {"voluntary_pass": True, "stock_reserve": 0}),
+]
+
+
+@pytest.mark.parametrize(("variant", "players", "options"), OPTION_CASES)
+def test_steps_agree_with_round(variant, players, options):
+    env = VectorEnv(variant, players, 3, seed=11, **options)
+    step = env.reset()
+    total = np.zeros((3, players))
+    dones = 0
+    for _ in range(150):
+        rounds = [env.round(i) for i in range(3)]
+        for i, r in enumerate(rounds):
+            assert step.to_play[i] == r.to_move
+            assert np.array_equal(step.observations[i], np.asarray(r.observation_tensor(r.to_move)))
+            assert list(np.flatnonzero(step.action_masks[i])) == r.legal_actions
+        actions = env.random_actions()
+        step = env.step(actions)
+        for i, r in enumerate(rounds):
+            r.play(int(actions[i]))
+            total[i] += step.rewards[i]
+            assert step.dones[i] == r.is_over
+            if r.is_over:
+                assert np.allclose(total[i], r.returns(), atol=1e-3)
+                total[i] = 0
+                dones += 1
+                assert env.round(i).moves == ()
+            else:
+                assert env.round(i) == r
+    assert dones
+
+
+def test_seeded_runs_repeat():
+    def run(seed):
+        env = VectorEnv("straight", 2, 4, seed=seed)
+        env.reset()
+        out = []
+        for _ in range(60):
+            step = env.step(env.random_actions())
+            out.append((step.observations.copy(), step.rewards.copy(), step.dones.copy()))
+        return out
+
+    a, b, c = run(5), run(5), run(6)
+    assert all(
+        np.array_equal(x, y) for s, t in zip(a, b, strict=True) for x, y in zip(s, t, strict=True)
+    )
+    assert not all(np.array_equal(s[0], t[0]) for s, t in zip(a, c, strict=True))
+    env = VectorEnv("straight", 2, 4, seed=0)
+    first = env.reset(seed=5).observations.copy()
+    assert np.array_equal(first, VectorEnv("straight", 2, 4, seed=5).reset().observations)
+
+
+def test_an_illegal_action_plays_nothing():
+    env = VectorEnv("block", 2, 4, seed=2)
+    step = env.reset()
+    before = [env.round(i) for i in range(4)]
+    actions = env.random_actions()
+    illegal = int(np.flatnonzero(~step.action_masks[2])[0])
+    for bad in (illegal, -1, env.action_space.size, 2**40):
+        wrong = actions.copy()
+        wrong[2] = bad
+        with pytest.raises(IllegalMove, match="round 2"):
+            env.step(wrong)
+        assert [env.round(i) for i in range(4)] == before
+    for bad in (actions.astype(float), actions.astype(bool), actions[:3], actions.reshape(2, 2)):
+        with pytest.raises((TypeError, ValueError)):
+            env.step(bad)
+    assert [env.round(i) for i in range(4)] == before
+    env.step(actions)
+
+
+def test_bad_construction():
+    with pytest.raises(TypeError):
+        VectorCore()
+    with pytest.raises(OptionError):
+        VectorEnv("nonesuch", 2, 4)
+    with pytest.raises(ValueError):
+        VectorEnv("block", 2, 0)
+    with pytest.raises(TypeError):
+        VectorEnv("block", 2, 2.0)
+    with pytest.raises(RuntimeError):
+        VectorEnv("block", 2, 2).step([0, 0])
+    with pytest.raises(IndexError):
+        VectorEnv("block", 2, 2).round(2)
