@@ -19,7 +19,7 @@ from bones.core.state cimport (
     layout_count, open_mask, outcome, state_init,
 )
 from bones.core.rules cimport SPINNER_ALL_DOUBLES, SPINNER_NONE
-from bones.core.tiles cimport ALL_TILES, PIP_MASK, TILE_HI, TILE_LO, ctz
+from bones.core.tiles cimport ALL_TILES, PIP_MASK, TILE_HI, TILE_LO
 
 from bones.errors import OptionError
 
