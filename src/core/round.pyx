@@ -812,6 +812,9 @@ cdef class Round:
     def __copy__(self):
         return self.copy()
 
+    def __deepcopy__(self, memo):
+        return self.copy()  # nothing in a round is shared but its immutable rules
+
     def __reduce__(self):
         return (Round.from_msgpack, (self.to_msgpack(),))
 
