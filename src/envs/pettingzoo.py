@@ -39,7 +39,8 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
     """One bones variant (with ``players`` and any ``options``) as an AEC environment."""
 
-    metadata = {"name": "bones_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    RENDER_MODES = ("human", "ansi")
+    metadata = {"name": "bones_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False}
 
     def __init__(
         self,
@@ -49,8 +50,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
         **options: Any,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if render_mode is not None and render_mode not in self.RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {', '.join(self.RENDER_MODES)}")
         self.variant = variant
         self.players = players
         self.options = options
