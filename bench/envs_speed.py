@@ -84,6 +84,8 @@ def openspiel_game(name: str, params: dict | None = None) -> Callable[[float], f
 
     if name.startswith("bones_"):
         import bones.envs.openspiel  # noqa: F401  (registers the games)
+    else:
+        from open_spiel.python.games import block_dominoes  # noqa: F401  (registers it)
     game = pyspiel.load_game(name, params or {})
     rng = random.Random(1)
 

@@ -65,8 +65,10 @@ def test_resampling_during_the_deal():
         other = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0, 1))
         assert other.information_state_string(0) == state.information_state_string(0)
         assert str(other).split()[1:8] == mine
-        theirs.add(tuple(str(other).split()[8:]))
-    assert len(theirs) > 1
+        theirs.update(str(other).split()[8:])
+        dealt = {a for a in range(28)} - {a for a, _ in other.chance_outcomes()}
+        assert len(dealt) == 9
+    assert not theirs & set(mine) and len(theirs) > 2  # not only the two tiles dealt
 
 
 def test_rewards_sum_to_the_returns():

@@ -135,6 +135,7 @@ class BonesState(pyspiel.State):
         super().__init__(game)
         self._setup = game.setup
         self._dealt: list[int] = []  # tile indices in deal order
+        self._left = list(range(28))  # tiles not dealt yet, ascending
         self._round: Round | None = None
         self._rewards = [0.0] * game.setup.players
 
@@ -154,13 +155,14 @@ class BonesState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         assert self._round is None
         if len(self._dealt) < self._setup.n_deal:
-            left = sorted(set(range(28)) - set(self._dealt))
-            return [(t, 1.0 / len(left)) for t in left]
+            p = 1.0 / len(self._left)
+            return [(t, p) for t in self._left]
         return [(seat, 1.0 / self._setup.players) for seat in range(self._setup.players)]
 
     def _apply_action(self, action: int) -> None:
         if self._round is None:
             if len(self._dealt) < self._setup.n_deal:
+                self._left.remove(action)
                 self._dealt.append(action)
                 if len(self._dealt) == self._setup.n_deal and not self._setup.random_leader:
                     self._start(None)
@@ -195,13 +197,14 @@ class BonesState(pyspiel.State):
         seed = random.Random(probability_sampler()).getrandbits(64)
         clone = self.clone()
         if self._round is None:
-            rng = random.Random(seed)
+            # the other seats' tiles so far: any of the tiles this player has not seen
             hs = self._setup.hand_size
             mine = set(self._dealt[player_id * hs : (player_id + 1) * hs])
-            others = [t for t in self._dealt if t not in mine]
-            rng.shuffle(others)
-            it = iter(others)
+            unseen = [t for t in range(28) if t not in mine]
+            random.Random(seed).shuffle(unseen)
+            it = iter(unseen)
             clone._dealt = [t if t in mine else next(it) for t in self._dealt]
+            clone._left = sorted(it)
             return clone
         sampled = self._round.observation(player_id).sample(seed)
         clone._round = sampled
