@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import CASES
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bones import IllegalMove, OptionError
 from bones.core.vector import VectorCore
@@ -97,3 +99,34 @@ def test_bad_construction():
         VectorEnv("block", 2, 2).step([0, 0])
     with pytest.raises(IndexError):
         VectorEnv("block", 2, 2).round(2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    steps=st.integers(0, 20),
+    actions=st.lists(st.integers(-3, 90), min_size=3, max_size=3),
+)
+def test_any_actions_are_played_or_refused_whole(seed, steps, actions):
+    env = VectorEnv("block", 2, 3, seed=seed)
+    step = env.reset()
+    for _ in range(steps):
+        step = env.step(env.random_actions())
+    before = [env.round(i) for i in range(3)]
+    legal = all(0 <= a < 84 and step.action_masks[i][a] for i, a in enumerate(actions))
+    try:
+        env.step(np.array(actions))
+    except IllegalMove:
+        assert not legal
+        assert [env.round(i) for i in range(3)] == before
+    else:
+        assert legal
+        for i, r in enumerate(before):
+            r.play(actions[i])
+            assert r.is_over or env.round(i) == r
+
+
+def test_a_core_is_initialised_once():
+    env = VectorEnv("block", 2, 2)
+    with pytest.raises(TypeError):
+        env._core.__init__(None, "block", 2, 2, 0, {})

@@ -33,6 +33,8 @@ cdef class VectorCore:
 
     def __init__(self, token, str variant, int players, int n, seed, dict options):
         cdef int i
+        if self.states is not NULL:
+            raise TypeError("a VectorCore is initialised once")
         if n < 1 or n > 1 << 20:
             raise ValueError(f"n must be from 1 to {1 << 20} rounds, got {n}")
         self.rules = compile_rules(variant, players, options)
