@@ -10,6 +10,7 @@ import pytest
 from helpers import CASES
 
 pyspiel = pytest.importorskip("pyspiel")
+import bones  # noqa: E402
 import bones.envs.openspiel  # noqa: E402, F401  (registers the games)
 
 
@@ -18,6 +19,32 @@ def test_random_simulation(variant, players):
     game = pyspiel.load_game(f"bones_{variant}", {"players": players})
     assert game.num_players() == players
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize(
+    ("variant", "params"),
+    [
+        ("straight", {"players": 2, "muggins_claim": True}),
+        ("straight", {"players": 3, "spinner_rule": "all_doubles"}),
+        ("straight", {"players": 2, "first_leader": "highest_double"}),
+        ("multiplayer", {"players": 2, "voluntary_pass": True}),
+    ],
+)
+def test_options_are_parameters(variant, params):
+    game = pyspiel.load_game(f"bones_{variant}", params)
+    options = {k: v for k, v in params.items() if k != "players"}
+    space = bones.ActionSpace(variant, params["players"], **options)
+    assert game.num_distinct_actions() == space.size
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_bad_parameters():
+    with pytest.raises(pyspiel.SpielError, match="nonsense"):
+        pyspiel.load_game("bones_block", {"nonsense": 1})
+    with pytest.raises(bones.OptionError, match="hand_size"):
+        pyspiel.load_game("bones_block", {"hand_size": 9})
+    with pytest.raises(pyspiel.SpielError, match="redeal_bad_hand"):
+        pyspiel.load_game("bones_kozel", {"redeal_bad_hand": True})
 
 
 def play_to_decision(game, rng, moves):

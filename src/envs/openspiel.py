@@ -11,7 +11,9 @@ and passes are part of the action before them.  Returns are ``Round.returns()`` 
 rewards their change over the last action.  ``resample_from_infostate`` draws a full deal
 uniformly among those consistent with the player's view, with the engine's exact sampler
 (docs/sampler.md), so ISMCTS and the other determinizing algorithms run on every variant.
-Needs ``pip install bones[openspiel]``; the options are the variant's defaults.
+The game parameters are ``players`` and the variant's options (those with a plain default;
+Kozel's ``redeal_bad_hand`` stays off: the chance deal is uniform).  Needs
+``pip install bones[openspiel]``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class _Setup:
 
     variant: str
     players: int
+    options: tuple[tuple[str, Any], ...]  # the option overrides, sorted
     hand_size: int
     n_deal: int  # tiles dealt by chance: the hands, then the boneyard
     random_leader: bool  # one more chance node: the leader
@@ -52,17 +55,18 @@ class _Setup:
         return self  # immutable: shared by every state (OpenSpiel clones by deepcopy)
 
 
-_SETUPS: dict[tuple[str, int], _Setup] = {}
+_SETUPS: dict[tuple[str, int, tuple[tuple[str, Any], ...]], _Setup] = {}
 
 
-def _setup(variant: str, players: int) -> _Setup:
-    key = (variant, players)
+def _setup(variant: str, players: int, options: dict[str, Any]) -> _Setup:
+    key = (variant, players, tuple(sorted(options.items())))
     if key not in _SETUPS:
-        sample = Round.deal(variant, players)
+        sample = Round.deal(variant, players, **options)
         hand_size = len(sample.hand(0))
         _SETUPS[key] = _Setup(
             variant,
             players,
+            key[2],
             hand_size,
             players * hand_size + sample.stock_size,
             sample.options.get("first_leader") == "random",
@@ -70,6 +74,20 @@ def _setup(variant: str, players: int) -> _Setup:
             sample.tensor_spec,
         )
     return _SETUPS[key]
+
+
+# Options the chance deal cannot honour: Kozel's redeal of bad hands changes the deal's law.
+_FIXED_OPTIONS = ("redeal_bad_hand",)
+
+
+def _parameters(name: str) -> dict[str, Any]:
+    """The game's parameters: ``players`` and every option with a plain default."""
+    spec = lookup_variant(name)
+    out: dict[str, Any] = {"players": min(spec.players)}
+    for option, opt in spec.options.items():
+        if type(opt.default) in (bool, int, str) and option not in _FIXED_OPTIONS:
+            out[option] = opt.default
+    return out
 
 
 def _game_type(name: str) -> pyspiel.GameType:
@@ -88,7 +106,7 @@ def _game_type(name: str) -> pyspiel.GameType:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": min(allowed)},
+        parameter_specification=_parameters(name),
     )
 
 
@@ -101,8 +119,11 @@ class BonesGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         variant = self.variant
         game_type = _game_type(variant)
-        players = int((params or {}).get("players", game_type.min_num_players))
-        setup = _setup(variant, players)
+        defaults = _parameters(variant)
+        given = {**defaults, **(params or {})}
+        players = int(given.pop("players"))
+        options = {k: v for k, v in given.items() if v != defaults.get(k)}
+        setup = _setup(variant, players, options)
         bound = _MAX_UTILITY.get(lookup_variant(variant).base, _DEFAULT_MAX_UTILITY)
         info = pyspiel.GameInfo(
             num_distinct_actions=setup.space.size,
@@ -113,7 +134,7 @@ class BonesGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=setup.n_deal + 1 + _MAX_PLIES,
         )
-        super().__init__(game_type, info, {"players": players})
+        super().__init__(game_type, info, {"players": players, **options})
         self.setup = setup
 
     def new_initial_state(self) -> BonesState:
@@ -225,7 +246,9 @@ class BonesState(pyspiel.State):
             for k in range(s.players)
         ]
         stock = [TILES[t] for t in self._dealt[s.players * s.hand_size :]]
-        self._round = Round.from_deal(s.variant, hands=hands, stock=stock, leader=leader)
+        self._round = Round.from_deal(
+            s.variant, hands=hands, stock=stock, leader=leader, **dict(s.options)
+        )
 
     @property
     def round(self) -> Round | None:
