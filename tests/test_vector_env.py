@@ -130,3 +130,18 @@ def test_a_core_is_initialised_once():
     env = VectorEnv("block", 2, 2)
     with pytest.raises(TypeError):
         env._core.__init__(None, "block", 2, 2, 0, {})
+
+
+def test_a_core_made_without_its_constructor_is_safe():
+    from bones.core.vector import _NEW
+
+    core = VectorCore.__new__(VectorCore, _NEW, "block", 2, 2, 0, {})
+    obs = np.zeros((2, 100), np.float32)
+    mask = np.zeros((2, 84), np.uint8)
+    to_play = np.zeros(2, np.int8)
+    with pytest.raises(TypeError):
+        core.reset(obs, mask, to_play)
+    with pytest.raises(ValueError):
+        core.random_actions(np.zeros(2, np.int64))
+    with pytest.raises(IndexError):
+        core.record(0)
