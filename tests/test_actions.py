@@ -164,3 +164,17 @@ def test_any_index_is_played_or_refused(seed, index, steps):
     else:
         assert legal
         assert r.moves[len(Round.from_msgpack(before).moves)] == r.action_space.move(index)
+
+
+def test_the_core_does_not_import_numpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bones\n"
+        "import bones.core.actions, bones.core.tensor, bones.core.vector\n"
+        "r = bones.Round.deal('straight', 2)\n"
+        "r.action_mask(); r.observation_tensor(0); r.play(r.legal_actions[0])\n"
+        "assert 'numpy' not in sys.modules, 'numpy imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
