@@ -23,6 +23,9 @@ CORE_MODULES = [
     "sampler",
     "policy",
     "ismcts",
+    "actions",  # learning agents: docs/envs.md
+    "tensor",
+    "vector",
 ]
 
 
@@ -42,7 +45,14 @@ extensions = [
 ]
 
 setup(
-    packages=["bones", "bones.core", "bones.plugins", "bones.match", "bones.protocol"],
+    packages=[
+        "bones",
+        "bones.core",
+        "bones.plugins",
+        "bones.match",
+        "bones.protocol",
+        "bones.envs",
+    ],
     package_dir={"bones": "src"},
     package_data={"bones.core": ["*.pxd", "*.pyi", "*.h"], "bones": ["py.typed"]},
     ext_modules=cythonize(

@@ -17,8 +17,10 @@ from .variant import Option, Variant
 
 if TYPE_CHECKING:
     from .bot import Bot, BotSpec, bots, make_bot
+    from .core.actions import ActionSpace
     from .core.moves import Move
     from .core.round import Round
+    from .core.tensor import TensorSpec
     from .core.tiles import TILES, Tile
     from .game import Game, new_game
     from .observation import Observation
@@ -48,10 +50,13 @@ _LAZY = {
     "BotSpec": ".bot",
     "bots": ".bot",
     "make_bot": ".bot",
+    "ActionSpace": ".core.actions",
+    "TensorSpec": ".core.tensor",
 }
 
 __all__ = [
     "TILES",
+    "ActionSpace",
     "BonesError",
     "Bot",
     "BotSpec",
@@ -64,6 +69,7 @@ __all__ = [
     "OptionError",
     "Round",
     "RoundResult",
+    "TensorSpec",
     "Tile",
     "Variant",
     "__version__",

@@ -136,6 +136,15 @@ class Observation(SeatView):
             self.variant, self.players, self.options, self.layout, [move], self.scores[self.side]
         )[0]
 
+    @property
+    def legal_actions(self) -> list[int]:
+        """The legal moves as indices of the variant's fixed action space (docs/envs.md),
+        ascending: the same indices in every seat's view and in ``Round.legal_actions``."""
+        from .core.actions import ActionSpace
+
+        space = ActionSpace(self.variant, self.players, **self.options)
+        return sorted(space.index(move) for move in self.legal_moves)
+
     def sample(self, rng: int | random.Random = 0, *, opening: bool | None = None) -> Round:
         """A full round drawn uniformly among the deals consistent with this observation,
         with the same moves played: ``obs.sample(seed).observation(obs.seat) == obs``.

@@ -42,6 +42,21 @@ cdef class Move:
             raise TypeError(f"Move.parse takes the text of a move, not {type(text).__name__}")
         return move_of(_parse(<str>text))
 
+    @staticmethod
+    def from_action(index, variant, players=2, **options):
+        """The move of action ``index`` in the action space of ``variant`` with ``players``
+        and ``options`` (``ActionSpace(variant, players, **options).move(index)``)."""
+        from bones.core.actions import ActionSpace
+
+        return ActionSpace(variant, players, **options).move(index)
+
+    def action(self, variant, players=2, **options):
+        """This move's index in the action space of ``variant`` with ``players`` and
+        ``options``; ValueError when that space has no such action."""
+        from bones.core.actions import ActionSpace
+
+        return ActionSpace(variant, players, **options).index(self)
+
     @property
     def kind(self):
         """``"place"``, ``"double_double"``, ``"draw"``, ``"pass"`` or ``"muggins"``."""

@@ -30,10 +30,12 @@ cdef extern from *:
     }
     """
 
+from bones.core.actions cimport space_of
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
 from bones.core.seatview cimport SeatView
+from bones.core.tensor cimport returns_of, spec_of
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
     Ply, State, kind_of,
@@ -414,11 +416,17 @@ cdef class Round:
         return self._legal
 
     def play(self, move):
-        """Make ``move`` (a Move or its text) for the seat to move; the forced draws and
-        passes that follow are applied before this returns.  Anything that is not a legal
-        move raises IllegalMove; whatever ``play`` raises, the round is unchanged."""
+        """Make ``move`` (a Move, its text or an action index) for the seat to move; the
+        forced draws and passes that follow are applied before this returns.  Anything that
+        is not a legal move raises IllegalMove; whatever ``play`` raises, the round is
+        unchanged."""
         cdef uint32_t code
         cdef int i
+        if PyIndex_Check(move):  # an action index (a bool is refused as one)
+            if self.st.status != PLAYING:
+                raise IllegalMove(f"action {move!r:.20}: the round is over")
+            self._play_code(space_of(self.rules).legal_code(self.st, move))
+            return
         try:
             code = move_code(move)
         except (TypeError, ValueError) as exc:
@@ -430,6 +438,38 @@ cdef class Round:
             raise IllegalMove(f"{move_of(code)} is not legal for seat {self.st.to_move}"
                               f"{self._legal_text()}")
         self._play_code(self.st.moves[i])
+
+    @property
+    def action_space(self):
+        """The variant's fixed ActionSpace (docs/envs.md)."""
+        return space_of(self.rules)
+
+    @property
+    def legal_actions(self):
+        """The legal moves of the seat to move as action indices, ascending."""
+        return space_of(self.rules).legal(self.st)
+
+    def action_mask(self, out=None):
+        """The legal actions as a mask of ``action_space.size`` bytes (1: legal), written
+        into ``out`` (a writable buffer: a numpy bool/uint8 array, a bytearray) or a new
+        bytearray."""
+        return space_of(self.rules).mask(self.st, out)
+
+    @property
+    def tensor_spec(self):
+        """The layout of ``observation_tensor`` (a TensorSpec; docs/envs.md)."""
+        return spec_of(self.rules)
+
+    def observation_tensor(self, seat, out=None):
+        """What ``seat`` may know as ``tensor_spec.size`` float32 values, written into
+        ``out`` (a writable float32 buffer: a numpy array, an array.array("f")) or a new
+        array.array("f")."""
+        return spec_of(self.rules).write(self.st, self._check_seat(seat), out)
+
+    def returns(self):
+        """Per seat, its side's gain this round less the other sides' mean gain (zero-sum;
+        docs/envs.md): the final returns once the round is over."""
+        return returns_of(self.st)
 
     cdef void _play_code(self, uint32_t code) except *:
         """Make a legal move; atomic: when it raises, the round is as before."""
@@ -885,6 +925,9 @@ cdef class Round:
 
     def __copy__(self):
         return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()  # nothing in a round is shared but its immutable rules
 
     def __reduce__(self):
         return (Round.from_msgpack, (self.to_msgpack(),))
