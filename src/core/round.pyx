@@ -566,7 +566,7 @@ cdef class Round:
     @property
     def closed_ends(self):
         """The names of the ends the bounded table has closed (RULES.md 3.4 G1)."""
-        return tuple([END_NAMES[e] for e in range(self.st.n_ends) if self.st.ends[e].closed])
+        return tuple([END_NAMES[e] for e in range(self.st.n_ends) if self.st.closed >> e & 1])
 
     @property
     def scores(self):

@@ -57,6 +57,7 @@ ctypedef struct Rules:
     uint8_t fast_line            # two ends that never close: gen_moves' line fast path
     Table table                  # the table's edges; table.bounded: blocked ends close
     uint8_t end_when_closed      # bounded: the round ends once every end is closed (B2)
+    uint8_t early_end            # structural_fish or end_when_closed: finish_move checks
 
 
 cdef class CompiledRules:

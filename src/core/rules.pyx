@@ -147,3 +147,4 @@ cdef void _fill(Rules* r, str base, int players, dict o, bint python_scorer) exc
     r.table.y1 = 2 * o.get("table_height", 2)
     r.fast_line = r.merge_equal_ends and not r.table.bounded
     r.end_when_closed = r.table.bounded and o.get("end_when_closed", False)
+    r.early_end = r.structural_fish or r.end_when_closed

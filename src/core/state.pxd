@@ -36,8 +36,6 @@ ctypedef struct End:
     uint8_t pts                  # what this end adds to the All Fives count
     uint8_t live                 # 1 when a tile may be placed here
     int8_t side_of               # spinner whose uncovered side this end is, else -1
-    uint8_t closed               # bounded table: no next tile fits (G1); live is 0 then
-    Anchor at                    # where the next tile touches (when state.geo)
 
 ctypedef struct Ply:
     uint32_t move                # the move code
@@ -57,6 +55,7 @@ ctypedef struct Ply:
     uint8_t drawn                # tiles that seat was forced to draw
     uint8_t passes               # forced passes after the move
     uint16_t closed              # bit e: the move closed end e (bounded table)
+    Anchor saved_at[2]           # with state.geo: the anchors of end_idx before the move
 
 ctypedef struct State:
     const Rules* r               # the rules; owned by a CompiledRules kept alive by the owner
@@ -85,6 +84,8 @@ ctypedef struct State:
     uint32_t moves[MAX_MOVES]    # legal moves of to_move
     int32_t n_moves              # how many
     uint8_t geo                  # place tiles on the grid (bounded rules, or placements)
+    uint16_t closed              # bit e: end e is closed (bounded table, G1); not live
+    Anchor at[MAX_ENDS]          # with geo: where the next tile at each end touches
     Spot spots[28]               # with geo: where each placed tile lies, in play order
     int32_t n_plies              # plies made
     Ply plies[MAX_PLIES]         # undo stack; last, so a position copies without it

@@ -217,7 +217,6 @@ cdef inline void new_spinner(State* s, int tile, int v, int open_sides) noexcept
         s.ends[e].pts = 0
         s.ends[e].live = not s.r.sides_first
         s.ends[e].side_of = -1
-        s.ends[e].closed = 0
     s.n_ends += 2
 
 
@@ -229,16 +228,13 @@ cdef inline bint spins(const State* s, int lo, int hi) noexcept nogil:
 
 
 cdef void place_lead(State* s, int t) noexcept nogil:
-    cdef int lo = TILE_LO[t], hi = TILE_HI[t], e
-    cdef Anchor at[4]
+    cdef int lo = TILE_LO[t], hi = TILE_HI[t]
     cdef bint spinner = spins(s, lo, hi)
     s.n_ends = 2
     s.ends[0].tile = t
     s.ends[1].tile = t
     s.ends[0].live = 1
     s.ends[1].live = 1
-    s.ends[0].closed = 0
-    s.ends[1].closed = 0
     s.ends[0].v = hi
     s.ends[1].v = lo
     if spinner:
@@ -250,25 +246,16 @@ cdef void place_lead(State* s, int t) noexcept nogil:
         s.ends[1].pts = 2 * lo if lo == hi else lo
         s.ends[0].side_of = s.ends[1].side_of = -1
     if s.geo:
-        lead_spot(hi, lo, spinner, &s.spots[0], at)
-        for e in range(s.n_ends):
-            s.ends[e].at = at[e]
+        lead_spot(hi, lo, spinner, &s.spots[0], s.at)
 
 
 cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
     """Put tile t on end e (s.n_placed is its index in s.spots)."""
     cdef End* end = &s.ends[e]
-    cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a, way
+    cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a
     cdef int out = hi if lo == v else lo
-    cdef bint spinner = spins(s, lo, hi)
-    cdef Anchor arms[2]
     p.end_idx[slot] = e
     p.saved[slot] = end[0]
-    if s.geo:
-        way = pick_way(s.spots, s.n_placed, &s.r.table, end.at)
-        # an unbounded table never closes an end: with no room, the line goes straight on
-        place_spot(&end.at, end.at.dir if way == NO_ROOM else way, v, out, spinner,
-                   &s.spots[s.n_placed], arms)
     if end.side_of >= 0:
         k = end.side_of
         s.sp_open[k] -= 1
@@ -279,27 +266,43 @@ cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
             p.opened = k
     end.tile = t
     end.live = 1
-    if spinner:
+    if spins(s, lo, hi):
         end.v = v
         end.pts = 2 * v
         end.side_of = s.n_spinners
         new_spinner(s, t, v, 1)
-        if s.geo:
-            s.ends[s.n_ends - 2].at = arms[0]
-            s.ends[s.n_ends - 1].at = arms[1]
     else:
         end.v = out
         end.pts = 2 * out if lo == hi else out
         end.side_of = -1
 
 
-cdef void close_ends(State* s, Ply* p) noexcept nogil:
+cdef void place_on_grid(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
+    """With s.geo, right after place(s, p, slot, t, e): where the tile lies, the end's new
+    anchor, a spinner's arms; then, on a bounded table, the ends it leaves without room
+    are closed."""
+    cdef Anchor arms[2]
+    cdef int v = p.saved[slot].v, out = TILE_LO[t] + TILE_HI[t] - v
+    cdef bint spinner = s.ends[e].side_of >= 0  # place() sets it only for a new spinner
+    cdef int way = pick_way(s.spots, s.n_placed, &s.r.table, s.at[e])
+    p.saved_at[slot] = s.at[e]
+    # an unbounded table never closes an end: with no room, the line goes straight on
+    place_spot(&s.at[e], s.at[e].dir if way == NO_ROOM else way, v, out, spinner,
+               &s.spots[s.n_placed], arms)
+    if spinner:
+        s.at[s.n_ends - 2] = arms[0]
+        s.at[s.n_ends - 1] = arms[1]
+    if s.r.table.bounded:
+        close_ends(s, p, s.n_placed + 1)
+
+
+cdef void close_ends(State* s, Ply* p, int n_spots) noexcept nogil:
     """Bounded table (G1-G3): close every live end where no next tile fits any more."""
     cdef int e
     for e in range(s.n_ends):
-        if s.ends[e].live and pick_way(s.spots, s.n_placed, &s.r.table, s.ends[e].at) == NO_ROOM:
+        if s.ends[e].live and pick_way(s.spots, n_spots, &s.r.table, s.at[e]) == NO_ROOM:
             s.ends[e].live = 0
-            s.ends[e].closed = 1
+            s.closed |= 1 << e
             p.closed |= 1 << e
 
 
@@ -381,14 +384,17 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
         place_lead(s, t)
     else:
         place(s, p, 0, t, e)
+        if s.geo:
+            place_on_grid(s, p, 0, t, e)
     s.n_placed += 1
     if kind == KIND_DOUBLE_DOUBLE:
         t = (move >> 10) & 31
-        place(s, p, 1, t, (move >> 15) & 31)
+        e = (move >> 15) & 31
+        place(s, p, 1, t, e)
+        if s.geo:
+            place_on_grid(s, p, 1, t, e)
         bits |= 1u << t
         s.n_placed += 1
-    if s.r.table.bounded:
-        close_ends(s, p)
     s.hand[seat] &= ~bits
     s.table |= bits
     s.passes = 0
@@ -414,10 +420,11 @@ cdef void finish_move(State* s) noexcept nogil:
     if s.status == PLAYING and kind_of(p.move) <= KIND_DOUBLE_DOUBLE:
         if s.hand[p.seat] == 0:
             s.status = OVER_OUT
-        elif s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
-            s.status = OVER_BLOCKED
-        elif s.r.end_when_closed and open_mask(s) == 0:
-            s.status = OVER_BLOCKED  # B2: every end is closed
+        elif s.r.early_end:
+            if s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
+                s.status = OVER_BLOCKED
+            elif s.r.end_when_closed and open_mask(s) == 0:
+                s.status = OVER_BLOCKED  # B2: every end is closed
     while s.status == PLAYING:
         if gen_moves(s) > 0:
             return
@@ -448,6 +455,7 @@ cdef bint lay(State* s, uint32_t move) noexcept nogil:
     if kind > KIND_DOUBLE_DOUBLE or t >= 28 or s.table >> t & 1:
         return False
     scratch.opened = -1
+    scratch.closed = 0
     if e == END_LEAD:
         if s.n_placed or kind != KIND_PLACE:
             return False
@@ -463,11 +471,10 @@ cdef bint lay(State* s, uint32_t move) noexcept nogil:
                     or s.table >> t & 1 or not PIP_MASK[s.ends[e].v] >> t & 1):
                 return False
             place(s, &scratch, slot, t, e)
+            if s.geo:
+                place_on_grid(s, &scratch, slot, t, e)
             s.table |= 1u << t
             s.n_placed += 1
-    if s.r.table.bounded:
-        scratch.closed = 0
-        close_ends(s, &scratch)
     return True
 
 
@@ -503,10 +510,14 @@ cdef void undo(State* s) noexcept nogil:
             s.ends[t].live = 0
             s.ends[t + 1].live = 0
         if p.closed:
+            s.closed &= ~p.closed
             for i in range(s.n_ends):
                 if p.closed >> i & 1:
                     s.ends[i].live = 1
-                    s.ends[i].closed = 0
+        if s.geo:
+            for i in range(2):
+                if p.end_idx[i] >= 0:
+                    s.at[p.end_idx[i]] = p.saved_at[i]
         s.n_ends = p.n_ends
         s.n_spinners = p.n_spinners
         s.hand[p.seat] |= bits
@@ -579,6 +590,7 @@ cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint
     s.status = PLAYING
     s.n_plies = 0
     s.geo = r.table.bounded
+    s.closed = 0
     gen_moves(s)
 
 
