@@ -10,7 +10,9 @@ the same placements from its public layout.
 
 from __future__ import annotations
 
+import doctest
 import random
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -260,3 +262,26 @@ def test_the_search_bot_sees_closed_ends():
     assert obs.closed_ends == ("E",)
     bot = bones.make_bot("montecarlo")
     assert str(bot.choose(obs, obs.legal_moves)) == "4-3@W"
+
+
+def test_the_examples_in_docs_geometry_md_run():
+    path = Path(__file__).resolve().parent.parent / "docs" / "geometry.md"
+    result = doctest.testfile(str(path), module_relative=False, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS, choice_seed=SEEDS)
+def test_a_sampled_deal_shows_the_same_closed_ends(seed, choice_seed):
+    # a 3 x 2 table closes an end in nearly every round; the sampler rebuilds the table
+    # from the public layout and the sampled round must show this seat what it saw
+    r = Round.deal("multiplayer", seed=seed, table_width=3, table_height=2)
+    rng = random.Random(choice_seed)
+    checked = 0
+    while not r.is_over and checked < 3:
+        r.play(rng.choice(list(r.legal_moves)))
+        if r.closed_ends and not r.is_over:
+            obs = r.observation(r.to_move)
+            assert obs.closed_ends
+            assert obs.sample(seed % 1000).observation(obs.seat) == obs
+            checked += 1
