@@ -35,6 +35,9 @@ ctypedef struct Table:
 
 cdef void lead_spot(int hi, int lo, bint spinner, Spot* out, Anchor* ends) noexcept nogil
 cdef int pick_way(const Spot* spots, int n, const Table* table, Anchor at) noexcept nogil
+cdef void jump_ahead(const Spot* spots, int n, const Table* table, Anchor* at) noexcept nogil
+cdef bint has_room(const Spot* spots, int n, const Table* table, Anchor at) noexcept nogil
 cdef void place_spot(Anchor* at, int way, int v, int other, bint spinner,
                      Spot* out, Anchor* arms) noexcept nogil
 cdef void spot_box(const Spot* s, int* box) noexcept nogil
+cdef bint within_reach(const Spot* spot, Anchor at) noexcept nogil

@@ -36,6 +36,14 @@ cdef void spot_box(const Spot* s, int* box) noexcept nogil:
     box[3] = s.y + 3 - hx
 
 
+cdef bint within_reach(const Spot* spot, Anchor at) noexcept nogil:
+    """Whether a tile lies where the next tile at ``at`` could go: every way way_fits
+    tries stays within 5 units of the anchor, so a tile beyond cannot close that end."""
+    cdef int box[4]
+    spot_box(spot, box)
+    return box[0] < at.x + 5 and at.x - 5 < box[2] and box[1] < at.y + 5 and at.y - 5 < box[3]
+
+
 cdef bint room_for(const int* box, const Spot* spots, int n, const Table* table) noexcept nogil:
     """Whether box lies on the table and overlaps no placed tile (touching is fine)."""
     cdef int other[4]
@@ -106,19 +114,37 @@ cdef long free_area(const Spot* spots, int n, const Table* table, Anchor at,
 
 cdef int pick_way(const Spot* spots, int n, const Table* table, Anchor at) noexcept nogil:
     """How the next tile at ``at`` goes (G2): straight on when it fits, else the turn
-    toward the larger free area (a tie, and every turn without a table: clockwise first),
-    else the other turn; NO_ROOM when none fits (the end is closed)."""
-    cdef int d = at.dir, first = (d + 1) & 3, second = (d + 3) & 3, way
-    way = way_fits(spots, n, table, at, d)
+    that fits; when both do, the one toward the larger free area (a tie, and every turn
+    without a table: clockwise first); NO_ROOM when none fits (the end is closed)."""
+    cdef int d = at.dir, cw, ccw
+    cdef int way = way_fits(spots, n, table, at, d)
     if way != NO_ROOM:
         return way
-    if table.bounded and free_area(spots, n, table, at, second) \
-            > free_area(spots, n, table, at, first):
-        first, second = second, first
-    way = way_fits(spots, n, table, at, first)
-    if way != NO_ROOM:
-        return way
-    return way_fits(spots, n, table, at, second)
+    cw = way_fits(spots, n, table, at, (d + 1) & 3)
+    ccw = way_fits(spots, n, table, at, (d + 3) & 3)
+    if cw == NO_ROOM or ccw == NO_ROOM:
+        return ccw if cw == NO_ROOM else cw
+    if table.bounded and free_area(spots, n, table, at, (d + 3) & 3) \
+            > free_area(spots, n, table, at, (d + 1) & 3):
+        return ccw
+    return cw
+
+
+cdef bint has_room(const Spot* spots, int n, const Table* table, Anchor at) noexcept nogil:
+    """Whether any way fits at ``at`` (pick_way is not NO_ROOM), without choosing one."""
+    return way_fits(spots, n, table, at, at.dir) != NO_ROOM \
+        or way_fits(spots, n, table, at, (at.dir + 1) & 3) != NO_ROOM \
+        or way_fits(spots, n, table, at, (at.dir + 3) & 3) != NO_ROOM
+
+
+cdef void jump_ahead(const Spot* spots, int n, const Table* table, Anchor* at) noexcept nogil:
+    """Unbounded table, no way fits (only when every double spins can arms wall an end
+    in): move the anchor on, 2 units at a time, to the first place where the next tile
+    fits straight on; that tile then lies apart from the line, with a gap."""
+    while at.x * dx(at.dir) < 100 and at.y * dy(at.dir) < 100 \
+            and way_fits(spots, n, table, at[0], at.dir) == NO_ROOM:
+        at.x += 2 * dx(at.dir)
+        at.y += 2 * dy(at.dir)
 
 
 cdef inline void set_anchor(Anchor* a, int x, int y, int d) noexcept nogil:
@@ -148,8 +174,10 @@ cdef void place_spot(Anchor* at, int way, int v, int other, bint spinner,
     """Lay a tile showing v toward the line (other outward) at ``at`` the ``way``
     pick_way chose; ``at`` becomes the new end.  A spinner writes its two arms to arms[0]
     and arms[1]."""
-    cdef int d = at.dir, x = at.x, y = at.y, left = (d + 3) & 3, right = (d + 1) & 3
+    cdef int d = at.dir, x = at.x, y = at.y, right = (d + 1) & 3
     cdef int heading = way & 3
+    # a spinner's first arm (N, N2, ...) goes north, or west from a north-south line
+    cdef int first_arm = (d + 3) & 3 if (d + 3) & 3 >= DIR_W else right
     out.first = v
     out.second = other
     if way & ALONGSIDE:  # the turn beside the end tile's last half
@@ -175,8 +203,10 @@ cdef void place_spot(Anchor* at, int way, int v, int other, bint spinner,
         out.y = y + dy(d)
         out.dir = right
         if spinner:  # its two short ends
-            set_anchor(&arms[0], out.x + 2 * dx(left), out.y + 2 * dy(left), left)
-            set_anchor(&arms[1], out.x + 2 * dx(right), out.y + 2 * dy(right), right)
+            set_anchor(&arms[0], out.x + 2 * dx(first_arm), out.y + 2 * dy(first_arm),
+                       first_arm)
+            set_anchor(&arms[1], out.x - 2 * dx(first_arm), out.y - 2 * dy(first_arm),
+                       (first_arm + 2) & 3)
         set_anchor(at, x + 2 * dx(d), y + 2 * dy(d), d)
     else:
         out.x = x + 2 * dx(d)

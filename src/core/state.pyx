@@ -3,7 +3,9 @@ random playouts.  Everything here is C on a ``State`` struct, without the GIL.""
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
-from bones.core.geometry cimport NO_ROOM, Anchor, lead_spot, pick_way, place_spot
+from bones.core.geometry cimport (
+    NO_ROOM, Anchor, has_room, jump_ahead, lead_spot, pick_way, place_spot, within_reach,
+)
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
     FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
@@ -286,21 +288,24 @@ cdef void place_on_grid(State* s, Ply* p, int slot, int t, int e) noexcept nogil
     cdef bint spinner = s.ends[e].side_of >= 0  # place() sets it only for a new spinner
     cdef int way = pick_way(s.spots, s.n_placed, &s.r.table, s.at[e])
     p.saved_at[slot] = s.at[e]
-    # an unbounded table never closes an end: with no room, the line goes straight on
-    place_spot(&s.at[e], s.at[e].dir if way == NO_ROOM else way, v, out, spinner,
-               &s.spots[s.n_placed], arms)
+    if way == NO_ROOM:  # only without a table: a closed end takes no tile
+        jump_ahead(s.spots, s.n_placed, &s.r.table, &s.at[e])
+        way = s.at[e].dir
+    place_spot(&s.at[e], way, v, out, spinner, &s.spots[s.n_placed], arms)
     if spinner:
         s.at[s.n_ends - 2] = arms[0]
         s.at[s.n_ends - 1] = arms[1]
     if s.r.table.bounded:
-        close_ends(s, p, s.n_placed + 1)
+        close_ends(s, p, s.n_placed + 1, e)
 
 
-cdef void close_ends(State* s, Ply* p, int n_spots) noexcept nogil:
-    """Bounded table (G1-G3): close every live end where no next tile fits any more."""
+cdef void close_ends(State* s, Ply* p, int n_spots, int placed) noexcept nogil:
+    """Bounded table (G1-G3): after a tile went to end ``placed``, close every live end
+    where no next tile fits any more (only ends the new tile is near can have changed)."""
     cdef int e
     for e in range(s.n_ends):
-        if s.ends[e].live and pick_way(s.spots, n_spots, &s.r.table, s.at[e]) == NO_ROOM:
+        if s.ends[e].live and (e == placed or within_reach(&s.spots[n_spots - 1], s.at[e])) \
+                and not has_room(s.spots, n_spots, &s.r.table, s.at[e]):
             s.ends[e].live = 0
             s.closed |= 1 << e
             p.closed |= 1 << e
