@@ -13,6 +13,7 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORE_MODULES = [
     "tiles",
+    "geometry",
     "rules",
     "state",
     "moves",

@@ -15,8 +15,11 @@ Each round runs every workload once in a fresh process per tree, alternating bas
 (base, new, base, new, ...), so both see the same machine load; the ratio new/base is taken
 inside each round and the report gives its median and its range over the rounds.  The
 workloads come from this checkout's ``workloads.py`` and run the same Python code against
-either build: the core's random playouts (block 2p, straight 4p), the Python
-``legal_moves``/``play`` loop (block 2p and 4p) and the msgpack round trip.
+either build: the core's random playouts (block 2p, straight 4p, multiplayer 2p with
+``geometry=unbounded`` and with its default options, which are unbounded before the
+bounded table and bounded since), the Python ``legal_moves``/``play`` loop (block 2p and
+4p), the msgpack round trip and the Monte Carlo search bot (which copies the core state
+once per simulation and move).
 
 ``--instructions`` counts instead of timing: each workload runs a fixed amount of work
 under ``valgrind --tool=callgrind`` (with ``PYTHONHASHSEED=0``), less a run that only starts
@@ -39,9 +42,12 @@ HERE = Path(__file__).resolve().parent
 WORKLOADS = (
     ("core_block2", "core random playouts block/2p", "moves/s"),
     ("core_straight4", "core random playouts straight/4p", "moves/s"),
+    ("core_multi2", "core random playouts multiplayer/2p unbounded", "moves/s"),
+    ("core_multi2_default", "core playouts multiplayer/2p default options", "moves/s"),
     ("loop_block2", "Python loop block/2p", "moves/s"),
     ("loop_block4", "Python loop block/4p", "moves/s"),
     ("roundtrip", "msgpack round trip (mid-game block/2p)", "us"),
+    ("search", "montecarlo choice (mid-game straight/2p)", "us"),
 )
 
 # Runs inside the child: measure every workload once and print one JSON object.
@@ -51,15 +57,16 @@ sys.path.insert(0, {bench!r})
 import workloads as wl
 budget, seed = {budget!r}, {seed!r}
 out = {{}}
-for key, variant, players in (("core_block2", "block", 2), ("core_straight4", "straight", 4)):
-    probe = wl.core_playouts(variant, players, 2000, seed=7)
+for key, variant, players, opts in wl.VERSION_PLAYOUTS:
+    probe = wl.core_playouts(variant, players, 2000, seed=7, **opts)
     rounds = max(2000, int(2000 * budget / max(probe.seconds, 1e-6)))
-    out[key] = wl.core_playouts(variant, players, rounds, seed=seed).moves_per_s
+    out[key] = wl.core_playouts(variant, players, rounds, seed=seed, **opts).moves_per_s
 for key, players in (("loop_block2", 2), ("loop_block4", 4)):
     play = lambda n, s, p=players: wl.bones_loop("block", p, n, s)
     out[key] = wl.timed_loop(play, budget, 25, seed=seed).moves_per_s
 r, _, _ = wl.bones_midgame()
 out["roundtrip"] = wl.time_per_call(wl.bones_roundtrip(r), budget / 2) * 1e6
+out["search"] = wl.time_per_call(wl.search_choice(), budget / 2) * 1e6
 import bones
 out["bones"] = bones.__file__
 print(json.dumps(out))
@@ -73,10 +80,14 @@ sys.path.insert(0, {bench!r})
 import workloads as wl
 what = {what!r}
 r, _, _ = wl.bones_midgame()
-if what == "core_block2":
-    wl.core_playouts("block", 2, 20000, 1)
-elif what == "core_straight4":
-    wl.core_playouts("straight", 4, 20000, 1)
+playouts = {{key: (v, n, o) for key, v, n, o in wl.VERSION_PLAYOUTS}}
+if what in playouts:
+    variant, players, opts = playouts[what]
+    wl.core_playouts(variant, players, 20000, 1, **opts)
+elif what == "search":
+    f = wl.search_choice()
+    for _ in range(20):
+        f()
 elif what == "loop_block2":
     wl.bones_loop("block", 2, 2000, 1)
 elif what == "loop_block4":
@@ -90,9 +101,12 @@ elif what == "roundtrip":
 _FIXED_UNITS = {
     "core_block2": "20,000 rounds",
     "core_straight4": "20,000 rounds",
+    "core_multi2": "20,000 rounds",
+    "core_multi2_default": "20,000 rounds",
     "loop_block2": "2,000 rounds",
     "loop_block4": "2,000 rounds",
     "roundtrip": "3,000 round trips",
+    "search": "20 choices",
 }
 
 

@@ -217,12 +217,12 @@ class RefBlock:
 # the bones core
 
 
-def core_playouts(variant: str, players: int, rounds: int, seed: int = 0) -> Run:
+def core_playouts(variant: str, players: int, rounds: int, seed: int = 0, **options: object) -> Run:
     """``random_playouts`` timed from Python (the selected clock around the call)."""
     from bones.core.playout import random_playouts
 
     t0 = now()
-    res = random_playouts(variant, players, rounds, seed)
+    res = random_playouts(variant, players, rounds, seed, **options)
     dt = now() - t0
     return Run(int(res["moves"]), int(res["rounds"]), dt, res["blocked"] / max(res["rounds"], 1))
 
@@ -468,6 +468,36 @@ def openspiel_midgame(placements: int = MIDGAME_PLACEMENTS, seed: int = 1):
         if not state.is_terminal() and n == placements:
             return game, state
     raise RuntimeError("no deal reached the mid-game")
+
+
+#: bench/versions.py's core playout workloads: (key, variant, players, options).  The
+#: multiplayer default is unbounded before the bounded table and bounded since.
+VERSION_PLAYOUTS = (
+    ("core_block2", "block", 2, {}),
+    ("core_straight4", "straight", 4, {}),
+    ("core_multi2", "multiplayer", 2, {"geometry": "unbounded"}),
+    ("core_multi2_default", "multiplayer", 2, {}),
+)
+
+
+def search_choice(simulations: int = 2000) -> Callable[[], object]:
+    """One Monte Carlo choice (``bones.core.search.choose``) for the seat to move of a
+    2-player straight round after 5 random moves, as a zero-argument callable."""
+    import bones
+    from bones.core.search import choose
+
+    for s in range(1, 1000):
+        rng = random.Random(s)
+        r = bones.Round.deal("straight", players=2, seed=s)
+        for _ in range(5):
+            if r.is_over:
+                break
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
+        if not r.is_over and len(r.legal_moves) > 1:
+            obs = r.observation(r.to_move)
+            legal = tuple(r.legal_moves)
+            return lambda: choose(obs, legal, simulations, 1)
+    raise RuntimeError("no position with a choice")
 
 
 def bones_roundtrip(r) -> Callable[[], object]:

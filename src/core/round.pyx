@@ -31,9 +31,10 @@ cdef extern from *:
     """
 
 from bones.core.actions cimport space_of
+from bones.core.geometry cimport Spot
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
-from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
+from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, Rules, compile_rules
 from bones.core.seatview cimport SeatView
 from bones.core.tensor cimport returns_of, spec_of
 from bones.core.state cimport (
@@ -48,10 +49,12 @@ from bones.core.tiles cimport (
 
 from bones.core.moves import END_NAMES
 from bones.errors import BonesError, IllegalMove, OptionError
-from bones.records import Event, RoundResult
+from bones.records import Event, Placement, RoundResult
 
-SCHEMA_VERSION = 1          # a round of a full deal
-PARTIAL_SCHEMA_VERSION = 2  # a round of a partial deal: field 11 is True
+SCHEMA_VERSION = 3          # a round of a full deal
+PARTIAL_SCHEMA_VERSION = 4  # a round of a partial deal: field 11 is True
+# Versions 1 and 2 (full, partial) are the same fields written before the bounded table:
+# their rounds keep the geometry they were played with (pre_geometry_options).
 MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sign)
 MAX_MOVE_POINTS = 32767     # the largest value a move_scorer may return (either sign)
 _PACKER = msgpack.Packer(use_bin_type=True)
@@ -660,6 +663,31 @@ cdef class Round:
         return self._layout
 
     @property
+    def placements(self):
+        """Where each tile of the layout lies, in play order (a tuple of ``Placement``;
+        docs/geometry.md).  Computed from the layout moves when asked."""
+        cdef uint32_t codes[MAX_PLIES]
+        cdef int n = 0, i
+        for i in range(self.st.n_plies):
+            if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE:
+                codes[n] = self.st.plies[i].move
+                n += 1
+        return _placements(self.rules, codes, n)
+
+    @property
+    def table(self):
+        """The bounded table as ``(x_min, y_min, x_max, y_max)`` in grid units, or None for
+        an unbounded one."""
+        return _table_of(self.rules)
+
+    @property
+    def closed_ends(self):
+        """The names of the ends the bounded table has closed (RULES.md 3.4 G1)."""
+        if not self.st.closed:
+            return ()
+        return tuple([END_NAMES[e] for e in range(self.st.n_ends) if self.st.closed >> e & 1])
+
+    @property
     def scores(self):
         """Per side: the game score before the round plus what this round scored so far."""
         return self._scores()
@@ -771,6 +799,7 @@ cdef class Round:
         o.count = layout_count(self.st) if self.st.n_placed else 0
         o.events = tuple(self._event_list())
         o.scores = self._scores()
+        o.closed_ends = self.closed_ends
         if self.st.status == PLAYING:
             o.to_move = self.st.to_move
             o.legal_moves = self._legal_tuple() if self.st.to_move == s else ()
@@ -838,14 +867,14 @@ cdef class Round:
             raise ValueError(f"not a bones round: {exc}") from None
         if type(obj) is not list or len(obj) < 2 or obj[1] != "round" \
                 or type(obj[0]) is not int or not (
-                    (obj[0] == 1 and len(obj) == 11)  # SCHEMA_VERSION
-                    or (obj[0] == 2 and len(obj) == 12)):  # PARTIAL_SCHEMA_VERSION
-            raise ValueError(f"not a bones round (schema {SCHEMA_VERSION} or "
-                             f"{PARTIAL_SCHEMA_VERSION}): wrong header or length")
+                    (obj[0] in (1, SCHEMA_VERSION) and len(obj) == 11)
+                    or (obj[0] in (2, PARTIAL_SCHEMA_VERSION) and len(obj) == 12)):
+            raise ValueError(f"not a bones round (schema 1 to {PARTIAL_SCHEMA_VERSION}): "
+                             f"wrong header or length")
         try:
             version, _, variant, players_o, overrides, hands, stock_b, leader_o, lead_o, \
                 scores, plies_b = obj if len(obj) == 11 else obj[:11]
-            if version == PARTIAL_SCHEMA_VERSION:
+            if len(obj) == 12:
                 if obj[11] is not True:
                     raise ValueError("field 11 (partial) must be true")
                 partial = True
@@ -865,6 +894,8 @@ cdef class Round:
             for key in overrides:
                 if type(key) is not str:
                     raise ValueError("option names must be strings")
+            if version < SCHEMA_VERSION:
+                overrides = pre_geometry_options(variant, overrides)
             rules = compile_rules(variant, players, overrides)
             for i in range(4):
                 masks[i] = 0
@@ -887,11 +918,9 @@ cdef class Round:
                 seen |= 1u << stock[i]
             problem = _deal_problem(rules, masks, seen)
             if problem is not None and not partial:
-                raise ValueError(f"not a full deal ({problem}) in version "
-                                 f"{SCHEMA_VERSION} bytes")
+                raise ValueError(f"not a full deal ({problem}) in version {version} bytes")
             if problem is None and partial:
-                raise ValueError(f"a full deal in version {PARTIAL_SCHEMA_VERSION} (partial) "
-                                 f"bytes")
+                raise ValueError(f"a full deal in version {version} (partial) bytes")
             if lead_tile >= 0 and not masks[leader] >> lead_tile & 1:
                 raise ValueError("the leader does not hold the lead tile")
             _scores_arg(scores, rules.c.n_sides, sc)
@@ -954,6 +983,71 @@ cdef class Round:
         from bones.core.text import draw_round
 
         return draw_round(self)
+
+
+def pre_geometry_options(str variant not None, dict options not None):
+    """The options of a round saved before the bounded table (round msgpack versions 1 and
+    2): a variant with a ``geometry`` option was then played unbounded, whatever its
+    default is now."""
+    from bones.registry import variant as lookup
+
+    if "geometry" in options or "geometry" not in lookup(variant).options:
+        return options
+    return {**options, "geometry": "unbounded"}
+
+
+cdef object _table_of(CompiledRules rules):
+    cdef const Rules* r = &rules.c
+    if not r.table.bounded:
+        return None
+    return (r.table.x0, r.table.y0, r.table.x1, r.table.y1)
+
+
+cdef tuple _placements(CompiledRules rules, const uint32_t* codes, int n):
+    """The Placements of the layout made by the n placement moves ``codes``; ValueError
+    when one does not fit."""
+    cdef State* pub = <State*>PyMem_Malloc(sizeof(State))
+    cdef uint32_t hands[4]
+    cdef int32_t sc[4]
+    cdef int i, k = 0, slot
+    cdef const Spot* spot
+    if pub is NULL:
+        raise MemoryError()
+    try:
+        for i in range(4):
+            hands[i] = 0
+            sc[i] = 0
+        state_init(pub, &rules.c, hands, NULL, 0, 0, -1, sc)
+        pub.geo = 1
+        out = []
+        for i in range(n):
+            if not lay(pub, codes[i]):
+                raise ValueError(f"{move_of(codes[i])} does not fit the layout")
+            move = move_of(codes[i])
+            for slot in range(2 if kind_of(codes[i]) == KIND_DOUBLE_DOUBLE else 1):
+                spot = &pub.spots[k]
+                k += 1
+                out.append(Placement(move, tile_at(codes[i] >> (10 * slot) & 31), spot.x,
+                                     spot.y, 90 * spot.dir, spot.first, spot.second))
+        return tuple(out)
+    finally:
+        PyMem_Free(pub)
+
+
+def layout_geometry(str variant not None, int players, dict options not None, layout):
+    """``(placements, table)`` of the public ``layout`` (a sequence of placement moves)
+    under ``variant`` with ``options``: what an observation shows (docs/geometry.md)."""
+    cdef CompiledRules rules = compile_rules(variant, players, options)
+    cdef uint32_t codes[32]
+    cdef int n = 0
+    for move in layout:
+        if n == 28:
+            raise ValueError("a layout holds at most 28 placements")
+        codes[n] = move_code(move)
+        if kind_of(codes[n]) > KIND_DOUBLE_DOUBLE:
+            raise ValueError(f"{move_of(codes[n])} is not a placement")
+        n += 1
+    return _placements(rules, codes, n), _table_of(rules)
 
 
 def points_after(str variant not None, int players, dict options not None, layout, moves,

@@ -17,3 +17,4 @@ cdef class SeatView:
     cdef public object scores        # per side: game score plus this round's points
     cdef public object to_move       # the seat to move, None once the round is over
     cdef public object legal_moves   # this seat's legal moves when it is to move, else ()
+    cdef public object closed_ends   # the ends the bounded table has closed (names)

@@ -16,3 +16,4 @@ class SeatView:
     scores: Any
     to_move: Any
     legal_moves: Any
+    closed_ends: Any

@@ -3,6 +3,9 @@ random playouts.  Everything here is C on a ``State`` struct, without the GIL.""
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
+from bones.core.geometry cimport (
+    NO_ROOM, Anchor, has_room, jump_ahead, lead_spot, pick_way, place_spot, within_reach,
+)
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
     FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
@@ -129,7 +132,7 @@ cdef int gen_moves(State* s) noexcept nogil:
     cdef uint32_t h = s.hand[s.to_move], m
     cdef uint32_t* out = s.moves
     cdef int n = 0, a, b, t
-    cdef bint muggins = r.muggins, line = r.merge_equal_ends and s.n_ends == 2
+    cdef bint muggins = r.muggins, line = r.fast_line and s.n_ends == 2
     if s.n_placed == 0:
         if s.lead_tile >= 0:
             if h >> s.lead_tile & 1:
@@ -228,6 +231,7 @@ cdef inline bint spins(const State* s, int lo, int hi) noexcept nogil:
 
 cdef void place_lead(State* s, int t) noexcept nogil:
     cdef int lo = TILE_LO[t], hi = TILE_HI[t]
+    cdef bint spinner = spins(s, lo, hi)
     s.n_ends = 2
     s.ends[0].tile = t
     s.ends[1].tile = t
@@ -235,7 +239,7 @@ cdef void place_lead(State* s, int t) noexcept nogil:
     s.ends[1].live = 1
     s.ends[0].v = hi
     s.ends[1].v = lo
-    if spins(s, lo, hi):
+    if spinner:
         s.ends[0].pts = s.ends[1].pts = 2 * hi
         s.ends[0].side_of = s.ends[1].side_of = 0
         new_spinner(s, t, hi, 2)
@@ -243,9 +247,12 @@ cdef void place_lead(State* s, int t) noexcept nogil:
         s.ends[0].pts = 2 * hi if lo == hi else hi
         s.ends[1].pts = 2 * lo if lo == hi else lo
         s.ends[0].side_of = s.ends[1].side_of = -1
+    if s.geo:
+        lead_spot(hi, lo, spinner, &s.spots[0], s.at)
 
 
 cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
+    """Put tile t on end e (s.n_placed is its index in s.spots)."""
     cdef End* end = &s.ends[e]
     cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a
     cdef int out = hi if lo == v else lo
@@ -270,6 +277,38 @@ cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
         end.v = out
         end.pts = 2 * out if lo == hi else out
         end.side_of = -1
+
+
+cdef void place_on_grid(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
+    """With s.geo, right after place(s, p, slot, t, e): where the tile lies, the end's new
+    anchor, a spinner's arms; then, on a bounded table, the ends it leaves without room
+    are closed."""
+    cdef Anchor arms[2]
+    cdef int v = p.saved[slot].v, out = TILE_LO[t] + TILE_HI[t] - v
+    cdef bint spinner = s.ends[e].side_of >= 0  # place() sets it only for a new spinner
+    cdef int way = pick_way(s.spots, s.n_placed, &s.r.table, s.at[e])
+    p.saved_at[slot] = s.at[e]
+    if way == NO_ROOM:  # only without a table: a closed end takes no tile
+        jump_ahead(s.spots, s.n_placed, &s.r.table, &s.at[e])
+        way = s.at[e].dir
+    place_spot(&s.at[e], way, v, out, spinner, &s.spots[s.n_placed], arms)
+    if spinner:
+        s.at[s.n_ends - 2] = arms[0]
+        s.at[s.n_ends - 1] = arms[1]
+    if s.r.table.bounded:
+        close_ends(s, p, s.n_placed + 1, e)
+
+
+cdef void close_ends(State* s, Ply* p, int n_spots, int placed) noexcept nogil:
+    """Bounded table (G1-G3): after a tile went to end ``placed``, close every live end
+    where no next tile fits any more (only ends the new tile is near can have changed)."""
+    cdef int e
+    for e in range(s.n_ends):
+        if s.ends[e].live and (e == placed or within_reach(&s.spots[n_spots - 1], s.at[e])) \
+                and not has_room(s.spots, n_spots, &s.r.table, s.at[e]):
+            s.ends[e].live = 0
+            s.closed |= 1 << e
+            p.closed |= 1 << e
 
 
 cdef int layout_count(const State* s) noexcept nogil:
@@ -325,6 +364,7 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     p.prev_pending_side = s.pending_side
     p.drawn = 0
     p.passes = 0
+    p.closed = 0
     s.pending = 0
     if kind == KIND_MUGGINS:
         add_points(s, seat, p.prev_pending)
@@ -349,14 +389,19 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
         place_lead(s, t)
     else:
         place(s, p, 0, t, e)
+        if s.geo:
+            place_on_grid(s, p, 0, t, e)
+    s.n_placed += 1
     if kind == KIND_DOUBLE_DOUBLE:
         t = (move >> 10) & 31
-        place(s, p, 1, t, (move >> 15) & 31)
+        e = (move >> 15) & 31
+        place(s, p, 1, t, e)
+        if s.geo:
+            place_on_grid(s, p, 1, t, e)
         bits |= 1u << t
         s.n_placed += 1
     s.hand[seat] &= ~bits
     s.table |= bits
-    s.n_placed += 1
     s.passes = 0
     s.last_seat = seat
     c = layout_count(s)
@@ -380,8 +425,11 @@ cdef void finish_move(State* s) noexcept nogil:
     if s.status == PLAYING and kind_of(p.move) <= KIND_DOUBLE_DOUBLE:
         if s.hand[p.seat] == 0:
             s.status = OVER_OUT
-        elif s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
-            s.status = OVER_BLOCKED
+        elif s.r.early_end:
+            if s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
+                s.status = OVER_BLOCKED
+            elif s.r.end_when_closed and open_mask(s) == 0:
+                s.status = OVER_BLOCKED  # B2: every end is closed
     while s.status == PLAYING:
         if gen_moves(s) > 0:
             return
@@ -412,23 +460,26 @@ cdef bint lay(State* s, uint32_t move) noexcept nogil:
     if kind > KIND_DOUBLE_DOUBLE or t >= 28 or s.table >> t & 1:
         return False
     scratch.opened = -1
+    scratch.closed = 0
     if e == END_LEAD:
         if s.n_placed or kind != KIND_PLACE:
             return False
         place_lead(s, t)
         s.table |= 1u << t
         s.n_placed = 1
-        return True
-    for slot in range(2 if kind == KIND_DOUBLE_DOUBLE else 1):
-        if slot:
-            t = (move >> 10) & 31
-            e = (move >> 15) & 31
-        if (not s.n_placed or e >= s.n_ends or not s.ends[e].live or t >= 28
-                or s.table >> t & 1 or not PIP_MASK[s.ends[e].v] >> t & 1):
-            return False
-        place(s, &scratch, slot, t, e)
-        s.table |= 1u << t
-        s.n_placed += 1
+    else:
+        for slot in range(2 if kind == KIND_DOUBLE_DOUBLE else 1):
+            if slot:
+                t = (move >> 10) & 31
+                e = (move >> 15) & 31
+            if (not s.n_placed or e >= s.n_ends or not s.ends[e].live or t >= 28
+                    or s.table >> t & 1 or not PIP_MASK[s.ends[e].v] >> t & 1):
+                return False
+            place(s, &scratch, slot, t, e)
+            if s.geo:
+                place_on_grid(s, &scratch, slot, t, e)
+            s.table |= 1u << t
+            s.n_placed += 1
     return True
 
 
@@ -463,6 +514,15 @@ cdef void undo(State* s) noexcept nogil:
             t = s.sp_arm[p.opened]
             s.ends[t].live = 0
             s.ends[t + 1].live = 0
+        if p.closed:
+            s.closed &= ~p.closed
+            for i in range(s.n_ends):
+                if p.closed >> i & 1:
+                    s.ends[i].live = 1
+        if s.geo:
+            for i in range(2):
+                if p.end_idx[i] >= 0:
+                    s.at[p.end_idx[i]] = p.saved_at[i]
         s.n_ends = p.n_ends
         s.n_spinners = p.n_spinners
         s.hand[p.seat] |= bits
@@ -534,6 +594,8 @@ cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint
     s.pending_side = -1
     s.status = PLAYING
     s.n_plies = 0
+    s.geo = r.table.bounded
+    s.closed = 0
     gen_moves(s)
 
 
