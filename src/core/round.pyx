@@ -798,6 +798,12 @@ cdef class Round:
 
         return draw_round(self)
 
+    def _repr_svg_(self):
+        """The position as SVG, for notebooks (every hand face up; bones.render)."""
+        from bones.render.svg import svg_of
+
+        return svg_of(self)
+
 
 def points_after(str variant not None, int players, dict options not None, layout, moves,
                  side_score=0):
