@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import io
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -83,7 +84,8 @@ def _svg(fig: Any, plt: Any) -> str:
     fig.savefig(out, format="svg", metadata={"Date": None})
     plt.close(fig)
     text = out.getvalue()
-    return text[text.index("<svg") :]  # drop the XML prolog and DOCTYPE: inline in HTML
+    text = text[text.index("<svg") :]  # no XML prolog or DOCTYPE inside HTML
+    return re.sub(r"<metadata>.*?</metadata>\s*", "", text, count=1, flags=re.S)
 
 
 def _score_plot(summary: Mapping[str, Any], plt: Any) -> str:

@@ -201,10 +201,12 @@ def pip_defs() -> str:
     return "".join(parts)
 
 
-def _half(cx: float, cy: float, pips: int, scale: float) -> str:
+def _half(cx: float, cy: float, pips: int, scale: float, along_row: bool) -> str:
+    # the symbols stand upright; a tile along a row shows its sixes as rows of three
+    turn = " rotate(90)" if along_row else ""
     return (
         f"<use href='#bones-pips-{pips}' transform='translate({_n(cx)} {_n(cy)}) "
-        f"scale({_n(scale)})'/>"
+        f"scale({_n(scale)}){turn}'/>"
     )
 
 
@@ -243,8 +245,8 @@ def _tile(
                 f"y2='{_n(cy)}' stroke='#222'/>"
             )
         scale = unit / UNIT
-        body += _half(cx - dx * unit, cy - dy * unit, first, scale)
-        body += _half(cx + dx * unit, cy + dy * unit, second, scale)
+        body += _half(cx - dx * unit, cy - dy * unit, first, scale, bool(dx))
+        body += _half(cx + dx * unit, cy + dy * unit, second, scale, bool(dx))
     return f"<g {attrs}>{body}</g>"
 
 
