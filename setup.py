@@ -30,7 +30,14 @@ extensions = [
 ]
 
 setup(
-    packages=["bones", "bones.core", "bones.plugins", "bones.match", "bones.protocol", "bones.render"],
+    packages=[
+        "bones",
+        "bones.core",
+        "bones.plugins",
+        "bones.match",
+        "bones.protocol",
+        "bones.render",
+    ],
     package_dir={"bones": "src"},
     package_data={"bones.core": ["*.pxd", "*.pyi", "*.h"], "bones": ["py.typed"]},
     ext_modules=cythonize(

@@ -8,12 +8,11 @@ import base64
 import os
 
 import pytest
+from browser import Browser, find_browser
 
 from bones import Round, new_game
 from bones.cli import main
 from bones.match.journal import load_record
-
-from browser import Browser, find_browser
 
 pytest.importorskip("websocket", reason="the browser tests need websocket-client (bones[test])")
 pytestmark = pytest.mark.skipif(

@@ -198,7 +198,9 @@ def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
     table.say()
     table.say(board_text(rnd.placements, rnd.closed_ends))
     won = "; ".join(" + ".join(table.names[s] for s in rnd.sides[w]) for w in result.winners)
-    table.say(f"round over ({result.reason}): won by {won or 'nobody'}, points {list(result.points)}")
+    table.say(
+        f"round over ({result.reason}): won by {won or 'nobody'}, points {list(result.points)}"
+    )
     for seat in range(rnd.players):
         left = " ".join(str(t) for t in rnd.hand(seat)) or "-"
         table.say(f"  {table.names[seat]} holds {left}")
@@ -230,7 +232,7 @@ def play_game(
         table.say()
         table.say(f"game saved to {save_path}; continue it with: bones play --resume {save_path}")
         return 130
-    for seat, bot in table.bots.items():
+    for bot in table.bots.values():
         bot.end_game(game.scores, game.winners)
     names = "; ".join(" + ".join(table.names[s] for s in game.sides[w]) for w in game.winners)
     table.say()

@@ -317,10 +317,10 @@ def board_group(frame: Frame, left: float, top: float) -> tuple[str, float, floa
                 f"fill='#d4a017' stroke='#222' stroke-width='0.5'/>"
             )
     for end in frame.closed_ends:
-        i = _extremity(frame.placements, end, sorted(frame.spinners))
-        if i is None:
+        at = _extremity(frame.placements, end, sorted(frame.spinners))
+        if at is None:
             continue
-        p = frame.placements[i]
+        p = frame.placements[at]
         cx, cy = px(p.x, p.y)
         half = 2.6 * UNIT
         parts.append(
@@ -386,7 +386,9 @@ def render_frame(frame: Frame, *, defs: bool = True) -> str:
     ]
     for k in range(stock):
         x = _MARGIN + u + k * (2 * u + 2)
-        stock_parts.append(_tile(x, y + _LINE + 2 * u, 90, 0, 0, u, cls="stock-tile", face_up=False))
+        stock_parts.append(
+            _tile(x, y + _LINE + 2 * u, 90, 0, 0, u, cls="stock-tile", face_up=False)
+        )
     stock_parts.append("</g>")
     widest = max(widest, stock * (2 * u + 2), 360)
     y += _HAND_HEIGHT
