@@ -97,6 +97,11 @@ def replay_steps(record: Mapping[str, Any]) -> list[Step]:
     names = tuple(f"seat {s} ({seats[s]})" for s in range(players))
     game = new_game(variant, players, int(_field(record, "seed")), **_field(record, "options"))
     rounds = list(_field(record, "rounds"))
+    if not rounds:
+        from ..match.journal import JournalError
+
+        why = record.get("error") or (record.get("forfeit") or {}).get("detail") or "none"
+        raise JournalError(f"game {record.get('id', '?')} recorded no round to replay ({why})")
     steps: list[Step] = []
     for index, entry in enumerate(rounds):
         moves = Round.from_msgpack(base64.b64decode(entry["round"], validate=True)).moves
