@@ -11,7 +11,17 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORE_MODULES = ["tiles", "rules", "state", "moves", "round", "playout", "search", "sampler"]
+CORE_MODULES = [
+    "tiles",
+    "geometry",
+    "rules",
+    "state",
+    "moves",
+    "round",
+    "playout",
+    "search",
+    "sampler",
+]
 
 
 def cython_include_dir() -> str:

@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import BonesError, IllegalMove, OptionError
-from .records import Event, RoundResult
+from .records import Event, Placement, RoundResult
 from .registry import plugins, variant, variants
 from .variant import Option, Variant
 
@@ -62,6 +62,7 @@ __all__ = [
     "Observation",
     "Option",
     "OptionError",
+    "Placement",
     "Round",
     "RoundResult",
     "Tile",

@@ -7,20 +7,21 @@ from typing import Any
 
 import msgpack
 
-from .core.moves import Move
-from .core.round import Round, points_after
+from .core.moves import END_NAMES, Move
+from .core.round import Round, layout_geometry, points_after
 from .core.rules import compile_rules
 from .core.tiles import Tile
-from .records import Event, unpack_message
+from .records import Event, Placement, unpack_message
 from .registry import variant as lookup_variant
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 1: without closed_ends (still read)
 
 
 class Observation:
     """Everything seat ``seat`` may know, and nothing more: its own hand, the table, the
     public events, hand sizes, the boneyard's size and the scores.  Other hands and the
-    boneyard's order are never in it."""
+    boneyard's order are never in it.  ``closed_ends`` names the ends the bounded table
+    has closed; ``placements`` and ``table`` (docs/geometry.md) follow from the layout."""
 
     #: The public fields, in msgpack order.
     FIELDS = (
@@ -39,8 +40,9 @@ class Observation:
         "scores",
         "to_move",
         "legal_moves",
+        "closed_ends",
     )
-    __slots__ = (*FIELDS, "_points")
+    __slots__ = (*FIELDS, "_points", "_geometry")
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class Observation:
         scores: tuple[int, ...],
         to_move: int | None,
         legal_moves: tuple[Move, ...],
+        closed_ends: tuple[str, ...] = (),
     ) -> None:
         self.seat = seat
         self.side = side
@@ -76,7 +79,9 @@ class Observation:
         self.scores = scores
         self.to_move = to_move
         self.legal_moves = legal_moves
+        self.closed_ends = closed_ends
         self._points: dict[Move, int] | None = None  # points_after of each legal move
+        self._geometry: tuple[Any, Any] | None = None  # layout_geometry of the layout
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Observation):
@@ -91,6 +96,21 @@ class Observation:
             f"<Observation seat={self.seat} {self.variant} hand=[{hand}] "
             f"ends={dict(self.ends)} to_move={self.to_move}>"
         )
+
+    @property
+    def placements(self) -> tuple[Placement, ...]:
+        """Where each tile of the layout lies, in play order (computed from the public
+        layout, the variant and its options)."""
+        if self._geometry is None:
+            self._geometry = layout_geometry(self.variant, self.players, self.options, self.layout)
+        return self._geometry[0]  # type: ignore[no-any-return]
+
+    @property
+    def table(self) -> tuple[int, int, int, int] | None:
+        """The bounded table ``(x_min, y_min, x_max, y_max)`` in grid units, or None."""
+        if self._geometry is None:
+            self._geometry = layout_geometry(self.variant, self.players, self.options, self.layout)
+        return self._geometry[1]  # type: ignore[no-any-return]
 
     def _repr_svg_(self) -> str:
         """The position as this seat sees it, as SVG (for notebooks; bones.render)."""
@@ -155,6 +175,7 @@ class Observation:
                 list(self.scores),
                 self.to_move,
                 [str(m) for m in self.legal_moves],
+                list(self.closed_ends),
             ],
             use_bin_type=True,
         )
@@ -179,11 +200,13 @@ class Observation:
         )
         if (
             not isinstance(obj, list)
-            or len(obj) != 17
-            or type(obj[0]) is not int
-            or obj[:2] != [SCHEMA_VERSION, "observation"]
+            or type(obj[0] if obj else None) is not int
+            or obj[:2] not in ([1, "observation"], [SCHEMA_VERSION, "observation"])
+            or len(obj) != 16 + obj[0]
         ):
-            raise ValueError("not a bones observation (schema 1): wrong header or length")
+            raise ValueError(
+                f"not a bones observation (schema 1 or {SCHEMA_VERSION}): wrong header or length"
+            )
         try:
             return _decode(cls, obj)
         except _Corrupt as exc:
@@ -243,7 +266,12 @@ def _tile(value: Any, what: str) -> Tile:
 
 def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
     (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout,
-     count, events, scores, to_move, legal) = obj  # fmt: skip
+     count, events, scores, to_move, legal) = obj[:17]  # fmt: skip
+    closed = _list(obj[17], "closed_ends") if len(obj) > 17 else []
+    if any(not isinstance(name, str) or name not in END_NAMES for name in closed) or len(
+        set(closed)
+    ) != len(closed):
+        raise _Corrupt("closed_ends must be distinct end names")
     variant = _text(variant, "variant")
     if not isinstance(options, dict) or any(not isinstance(k, str) for k in options):
         raise _Corrupt("options must be a map with text keys")
@@ -325,6 +353,7 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
         scores=score_list,
         to_move=mover,
         legal_moves=legal_moves,
+        closed_ends=tuple(closed),
     )
     try:  # the layout must be one the rules can build, and the legal moves must fit it
         if legal_moves and lookup_variant(variant).move_scorer is None:

@@ -1,4 +1,4 @@
-"""Plain records the engine hands out: round results and public events."""
+"""Plain records the engine hands out: round results, public events and where tiles lie."""
 
 from __future__ import annotations
 
@@ -22,6 +22,27 @@ class Event(NamedTuple):
     move: Any = None
     count: int = 0  # type: ignore[assignment]  # a field, shadowing tuple.count on purpose
     points: int = 0
+
+
+class Placement(NamedTuple):
+    """Where one tile lies on the table (docs/geometry.md).
+
+    The grid unit is a quarter of a tile's length (a tile is 4 units long and 2 wide).
+    ``(x, y)`` is the tile's centre, x to the right and y down, the lead's centre at
+    (0, 0).  ``angle`` (0, 90, 180 or 270) is the direction from the tile's ``first`` half
+    to its ``second`` half: 0 first west, second east; 90 first north, second south; 180
+    first east; 270 first south.  ``first`` and ``second`` are the pips shown on those
+    halves; along the line, the first half is the one touching the previous tile.
+    ``move`` placed ``tile`` (a double-double gives two placements with the same move).
+    """
+
+    move: Any
+    tile: Any
+    x: int
+    y: int
+    angle: int
+    first: int
+    second: int
 
 
 class RoundResult(NamedTuple):

@@ -40,6 +40,10 @@ MAX_TILES = 28
 #: The largest value a free integer option (``target``, ``open_threshold``) may take: the
 #: core keeps scores and the target in 32-bit fields, and a game needs room to pass it.
 MAX_INT_OPTION = 1_000_000
+#: The bounded table's sides, in tile lengths (docs/geometry.md): the grid's coordinates
+#: (a quarter tile each) must fit the core's signed bytes.
+MIN_TABLE = 2
+MAX_TABLE = 56
 
 #: ``(layout, move, count) -> points``: replaces the built-in per-move scoring (slow path);
 #: ``layout`` is the tuple of placements before ``move``, public information only.
@@ -98,6 +102,17 @@ def at_least(minimum: int) -> Callable[[object], bool]:
 
     check.__name__ = f"int_at_least_{minimum}"
     check.expects = f"an int >= {minimum}"  # type: ignore[attr-defined]
+    return check
+
+
+def between(low: int, high: int) -> Callable[[object], bool]:
+    """A check for a free integer option with both bounds: ``check=between(2, 56)``."""
+
+    def check(value: object) -> bool:
+        return _is_int(value) and low <= value <= high  # type: ignore[operator]
+
+    check.__name__ = f"int_from_{low}_to_{high}"
+    check.expects = f"an int from {low} to {high}"  # type: ignore[attr-defined]
     return check
 
 
@@ -344,7 +359,10 @@ BASE_OPTIONS: Mapping[str, Mapping[str, Domain]] = MappingProxyType(
                 "voluntary_pass": _BOOL,
                 "stock_pips_to_winner": _BOOL,
                 "blocked_tie": _pick("lightest_tile", "no_winner"),
-                "geometry": _pick("unbounded"),
+                "geometry": _pick("bounded", "unbounded"),
+                "table_width": _span(MIN_TABLE, MAX_TABLE),
+                "table_height": _span(MIN_TABLE, MAX_TABLE),
+                "end_when_closed": _BOOL,
                 "target": _span(1, MAX_INT_OPTION, required=True),
                 "hand_size": _HAND,
             }

@@ -1,32 +1,43 @@
 """RULES.md §3.9: the worked examples of variant B (Multiplayer Dominoes), one test each.
 
-Two players, 7 tiles each, the stock holds the other 14 (top first), default options and
-the default ``geometry="unbounded"`` (RULES.md §3.4 G4: the logical rules are tested
-without table geometry).  MP-10 (game end) belongs to tests/test_game.py.  MP-8 is
-checked twice: with the example's own hands (a deal with tiles out of play) and from a
-full deal found by search.
+Two players, 7 tiles each, the stock holds the other 14 (top first), default options
+except ``geometry="unbounded"`` (RULES.md §3.4 G4: the logical rules are tested without
+table geometry); MP-11 and MP-12 play on a small bounded table.  MP-10 (game end) belongs
+to tests/test_game.py.  MP-8 is checked twice: with the example's own hands (a deal with
+tiles out of play) and from a full deal found by search.
 """
 
 from __future__ import annotations
 
+import helpers
 import pytest
 from helpers import (
     ALL_TILES,
     Scenario,
-    deal,
     drawn,
     ends,
     hand,
     layout_tiles,
-    lead_of,
     legal,
     passes,
     pips,
-    replay,
     split,
 )
 
 V = "multiplayer"
+G4 = {"geometry": "unbounded"}
+
+
+def deal(*args, **opts):
+    return helpers.deal(*args, **{**G4, **opts})
+
+
+def replay(*args, **opts):
+    return helpers.replay(*args, **{**G4, **opts})
+
+
+def lead_of(*args, **opts):
+    return helpers.lead_of(*args, **{**G4, **opts})
 
 
 def test_mp_1_opener_highest_double_forced():
@@ -266,11 +277,79 @@ def test_mp_9_complete_tie_no_winner(blocked_tie):
     assert r.result.points == (0, 0)
 
 
-@pytest.mark.skip(reason="MP-11 needs the bounded table: arrives with table geometry")
+# MP-11 and MP-12 on a bounded table 4 tiles wide and 2 high (x -8..8, y -4..4 in grid
+# units): the lead 4-0 lies at x -2..2; the second tile on an end no longer fits straight
+# on, turns (clockwise on a tie, else toward the larger free area) and leaves no room for
+# a third one, so that end closes.
+SMALL = {"geometry": "bounded", "table_width": 4, "table_height": 2}
+MP_11_12_HANDS = ["4-0 6-2 5-3 1-1", "2-0 4-3 6-1"]
+
+
 def test_mp_11_closed_end():
-    pass
+    r = helpers.deal(V, MP_11_12_HANDS, stock="3-3 5-5 5-0", leader=0, partial=True, **SMALL)
+    r.play("4-0")
+    r.play("2-0@E")
+    assert r.closed_ends == ()
+    r.play("6-2@E")  # E shows 6 and the table edge closes it (G1)
+    assert r.closed_ends == ("E",)
+    assert ends(r) == {"W": 4}
+    # P1 holds 6-1, which fits only the closed end: its one legal move is on W
+    assert legal(r) == {"4-3@W"}
+    r.play("4-3@W")
+    assert r.closed_ends == ("E",)  # G3: it stays closed
+    # unbounded, the same 6-1 would be playable on E
+    free = helpers.deal(V, MP_11_12_HANDS, stock="3-3 5-5 5-0", leader=0, partial=True, **G4)
+    for move in ("4-0", "2-0@E", "6-2@E"):
+        free.play(move)
+    assert legal(free) == {"4-3@W", "6-1@E"}
 
 
-@pytest.mark.skip(reason="MP-12 needs the bounded table: arrives with table geometry")
+def test_mp_11_no_placement_means_drawing():
+    # P1 holds {6-1, 3-2}: 6 is closed and W shows 4, stock 5 -> P1 must draw (to 2)
+    hands = ["4-0 6-2 1-1", "2-0 6-1 3-2"]
+    r = helpers.deal(V, hands, stock="3-3 5-5 5-0 1-0 2-2", leader=0, partial=True, **SMALL)
+    for move in ("4-0", "2-0@E"):
+        r.play(move)
+    events = len(r.events)
+    r.play("6-2@E")
+    assert r.closed_ends == ("E",)
+    new = r.events[events:]
+    assert drawn(new, 1) == 3  # 3-3, 5-5, 5-0 (none fits W's 4), down to the reserve of 2
+    assert r.stock_size == 2
+    assert "6-1@E" not in {str(e.move) for e in new if e.move is not None}
+
+
 def test_mp_12_both_ends_closed():
-    pass
+    stock = "6-6 5-5 2-2 0-0 6-5 1-0"
+    r = helpers.deal(V, MP_11_12_HANDS, stock=stock, leader=0, partial=True, **SMALL)
+    for move in ("4-0", "2-0@E", "6-2@E", "4-3@W"):
+        r.play(move)
+    events = len(r.events)
+    r.play("5-3@W")  # W turns north (more free area than south) and closes too
+    assert set(r.closed_ends) == {"W", "E"}
+    assert r.ends == ()
+    new = r.events[events:]
+    # P1 draws 4 (down to 2, nothing can ever be played) and passes; P0 passes: blocked
+    assert drawn(new, 1) == 4
+    assert r.stock_size == 2
+    assert r.result.reason == "blocked"
+    assert hand(r, 0) == {"1-1"}
+    assert hand(r, 1) == {"6-1", "6-6", "5-5", "2-2", "0-0"}
+    assert r.result.values == (2, 33)  # the drawn tiles count against the drawer
+    assert r.result.winners == (0,) and r.result.points == (31, 0)
+
+
+def test_mp_12_end_when_closed_option():
+    # open question B2 decided as an option: end the round as soon as both ends close
+    stock = "6-6 5-5 2-2 0-0 6-5 1-0"
+    r = helpers.deal(
+        V, MP_11_12_HANDS, stock=stock, leader=0, partial=True, end_when_closed=True, **SMALL
+    )
+    for move in ("4-0", "2-0@E", "6-2@E", "4-3@W", "5-3@W"):
+        r.play(move)
+    assert r.stock_size == 6  # nobody drew
+    assert r.result.reason == "blocked"
+    assert r.result.values == (2, 7)
+    assert r.result.winners == (0,) and r.result.points == (5, 0)
+    r.undo()
+    assert not r.is_over and r.closed_ends == ("E",)

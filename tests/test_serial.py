@@ -61,8 +61,8 @@ def test_observation_round_trip(variant, players, steps):
         obs = r.observation(seat)
         data = obs.to_msgpack()
         fields = unpack(data)
-        assert fields[:3] == [1, "observation", seat]
-        assert len(fields) == 17
+        assert fields[:3] == [2, "observation", seat]
+        assert len(fields) == 18
         loaded = Observation.from_msgpack(data)
         assert loaded == obs
         assert loaded.to_msgpack() == data
@@ -186,8 +186,12 @@ def mutate_obs(index: int, value: object) -> bytes:
 @pytest.mark.parametrize(
     ("what", "data"),
     [
-        ("version 2", mutate_obs(0, 2)),
+        ("version 3", mutate_obs(0, 3)),
+        ("version 1 with closed_ends", mutate_obs(0, 1)),
         ("kind round", mutate_obs(1, "round")),
+        ("closed_ends not a list", mutate_obs(17, "E")),
+        ("closed_ends not an end", mutate_obs(17, ["X"])),
+        ("closed_ends repeated", mutate_obs(17, ["E", "E"])),
         ("bad tile text in hand", mutate_obs(7, ["7-7"])),
         ("hand not a list", mutate_obs(7, 5)),
         ("bad move text in layout", mutate_obs(11, ["6-4@X"])),

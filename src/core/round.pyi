@@ -2,7 +2,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from ..observation import Observation
-from ..records import Event, RoundResult
+from ..records import Event, Placement, RoundResult
 from .moves import Move
 from .rules import CompiledRules
 from .tiles import Tile
@@ -91,6 +91,12 @@ class Round:
     @property
     def layout(self) -> tuple[Move, ...]: ...
     @property
+    def placements(self) -> tuple[Placement, ...]: ...
+    @property
+    def table(self) -> tuple[int, int, int, int] | None: ...
+    @property
+    def closed_ends(self) -> tuple[str, ...]: ...
+    @property
     def scores(self) -> tuple[int, ...]: ...
     @property
     def is_over(self) -> bool: ...
@@ -104,6 +110,9 @@ class Round:
     def __eq__(self, other: object) -> bool: ...
     def _repr_svg_(self) -> str: ...
 
+def layout_geometry(
+    variant: str, players: int, options: dict[str, Any], layout: Iterable[Move | str]
+) -> tuple[tuple[Placement, ...], tuple[int, int, int, int] | None]: ...
 def points_after(
     variant: str,
     players: int,

@@ -8,9 +8,10 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 import msgpack
 
+from bones.core.geometry cimport Spot
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_seed
-from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, compile_rules
+from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, Rules, compile_rules
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
     Ply, State, kind_of,
@@ -22,7 +23,7 @@ from bones.core.tiles cimport ALL_TILES, popcount, tile_at, to_mask, to_tile_ind
 from bones.core.moves import END_NAMES
 from bones.core.tiles import tiles_of_mask
 from bones.errors import BonesError, IllegalMove, OptionError
-from bones.records import Event, RoundResult
+from bones.records import Event, Placement, RoundResult
 
 SCHEMA_VERSION = 1          # a round of a full deal
 PARTIAL_SCHEMA_VERSION = 2  # a round of a partial deal: field 11 is True
@@ -543,6 +544,29 @@ cdef class Round:
                       if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE])
 
     @property
+    def placements(self):
+        """Where each tile of the layout lies, in play order (a tuple of ``Placement``;
+        docs/geometry.md).  Computed from the layout moves when asked."""
+        cdef uint32_t codes[MAX_PLIES]
+        cdef int n = 0, i
+        for i in range(self.st.n_plies):
+            if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE:
+                codes[n] = self.st.plies[i].move
+                n += 1
+        return _placements(self.rules, codes, n)
+
+    @property
+    def table(self):
+        """The bounded table as ``(x_min, y_min, x_max, y_max)`` in grid units, or None for
+        an unbounded one."""
+        return _table_of(self.rules)
+
+    @property
+    def closed_ends(self):
+        """The names of the ends the bounded table has closed (RULES.md 3.4 G1)."""
+        return tuple([END_NAMES[e] for e in range(self.st.n_ends) if self.st.ends[e].closed])
+
+    @property
     def scores(self):
         """Per side: the game score before the round plus what this round scored so far."""
         return tuple(self.st.score[i] for i in range(self.rules.c.n_sides))
@@ -633,6 +657,7 @@ cdef class Round:
             scores=self.scores,
             to_move=self.to_move,
             legal_moves=tuple(self.legal_moves) if mine else (),
+            closed_ends=self.closed_ends,
         )
 
     # --- serialisation --------------------------------------------------------------
@@ -803,6 +828,60 @@ cdef class Round:
         from bones.render.svg import svg_of
 
         return svg_of(self)
+
+
+cdef object _table_of(CompiledRules rules):
+    cdef const Rules* r = &rules.c
+    if not r.table.bounded:
+        return None
+    return (r.table.x0, r.table.y0, r.table.x1, r.table.y1)
+
+
+cdef tuple _placements(CompiledRules rules, const uint32_t* codes, int n):
+    """The Placements of the layout made by the n placement moves ``codes``; ValueError
+    when one does not fit."""
+    cdef State* pub = <State*>PyMem_Malloc(sizeof(State))
+    cdef uint32_t hands[4]
+    cdef int32_t sc[4]
+    cdef int i, k = 0, slot
+    cdef const Spot* spot
+    if pub is NULL:
+        raise MemoryError()
+    try:
+        for i in range(4):
+            hands[i] = 0
+            sc[i] = 0
+        state_init(pub, &rules.c, hands, NULL, 0, 0, -1, sc)
+        pub.geo = 1
+        out = []
+        for i in range(n):
+            if not lay(pub, codes[i]):
+                raise ValueError(f"{move_of(codes[i])} does not fit the layout")
+            move = move_of(codes[i])
+            for slot in range(2 if kind_of(codes[i]) == KIND_DOUBLE_DOUBLE else 1):
+                spot = &pub.spots[k]
+                k += 1
+                out.append(Placement(move, tile_at(codes[i] >> (10 * slot) & 31), spot.x,
+                                     spot.y, 90 * spot.dir, spot.first, spot.second))
+        return tuple(out)
+    finally:
+        PyMem_Free(pub)
+
+
+def layout_geometry(str variant not None, int players, dict options not None, layout):
+    """``(placements, table)`` of the public ``layout`` (a sequence of placement moves)
+    under ``variant`` with ``options``: what an observation shows (docs/geometry.md)."""
+    cdef CompiledRules rules = compile_rules(variant, players, options)
+    cdef uint32_t codes[32]
+    cdef int n = 0
+    for move in layout:
+        if n == 28:
+            raise ValueError("a layout holds at most 28 placements")
+        codes[n] = move_code(move)
+        if kind_of(codes[n]) > KIND_DOUBLE_DOUBLE:
+            raise ValueError(f"{move_of(codes[n])} is not a placement")
+        n += 1
+    return _placements(rules, codes, n), _table_of(rules)
 
 
 def points_after(str variant not None, int players, dict options not None, layout, moves,

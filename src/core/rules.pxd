@@ -1,6 +1,8 @@
 # A variant's options compiled once into a plain C struct that the hot loops read.
 from libc.stdint cimport int16_t, int32_t, uint8_t
 
+from bones.core.geometry cimport Table
+
 cdef enum Family:
     FAMILY_STRAIGHT = 0
     FAMILY_MULTIPLAYER = 1
@@ -52,6 +54,9 @@ ctypedef struct Rules:
     uint8_t redeal_bad_hand      # Kozel: >= 5 doubles or >= 6 of one number is redealt
     uint8_t python_scorer        # a Python move_scorer replaces count scoring
     uint8_t muggins              # counts score only when claimed; opponents may claim misses
+    uint8_t fast_line            # two ends that never close: gen_moves' line fast path
+    Table table                  # the table's edges; table.bounded: blocked ends close
+    uint8_t end_when_closed      # bounded: the round ends once every end is closed (B2)
 
 
 cdef class CompiledRules:

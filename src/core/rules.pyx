@@ -139,3 +139,11 @@ cdef void _fill(Rules* r, str base, int players, dict o, bint python_scorer) exc
     r.rank_lexicographic = ranking == "lexicographic"
     r.opening_forced = o.get("opening_tile_forced", True)
     r.redeal_bad_hand = o.get("redeal_bad_hand", False)
+    r.table.bounded = o.get("geometry", "unbounded") == "bounded"
+    # a side of w tile lengths is 4 * w grid units, centred on the lead
+    r.table.x0 = -2 * o.get("table_width", 2)
+    r.table.x1 = 2 * o.get("table_width", 2)
+    r.table.y0 = -2 * o.get("table_height", 2)
+    r.table.y1 = 2 * o.get("table_height", 2)
+    r.fast_line = r.merge_equal_ends and not r.table.bounded
+    r.end_when_closed = r.table.bounded and o.get("end_when_closed", False)

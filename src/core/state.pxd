@@ -1,6 +1,7 @@
 # The round state as one C struct, with make/unmake (play/undo) that never allocates.
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 
+from bones.core.geometry cimport Anchor, Spot
 from bones.core.rules cimport Rules
 
 cdef enum:
@@ -35,6 +36,8 @@ ctypedef struct End:
     uint8_t pts                  # what this end adds to the All Fives count
     uint8_t live                 # 1 when a tile may be placed here
     int8_t side_of               # spinner whose uncovered side this end is, else -1
+    uint8_t closed               # bounded table: no next tile fits (G1); live is 0 then
+    Anchor at                    # where the next tile touches (when state.geo)
 
 ctypedef struct Ply:
     uint32_t move                # the move code
@@ -53,6 +56,7 @@ ctypedef struct Ply:
     uint8_t chain_seat           # first seat of the forced events after the move
     uint8_t drawn                # tiles that seat was forced to draw
     uint8_t passes               # forced passes after the move
+    uint16_t closed              # bit e: the move closed end e (bounded table)
 
 ctypedef struct State:
     const Rules* r               # the rules; owned by a CompiledRules kept alive by the owner
@@ -80,6 +84,8 @@ ctypedef struct State:
     int32_t score0[4]            # scores at the deal
     uint32_t moves[MAX_MOVES]    # legal moves of to_move
     int32_t n_moves              # how many
+    uint8_t geo                  # place tiles on the grid (bounded rules, or placements)
+    Spot spots[28]               # with geo: where each placed tile lies, in play order
     int32_t n_plies              # plies made
     Ply plies[MAX_PLIES]         # undo stack; last, so a position copies without it
 

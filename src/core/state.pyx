@@ -3,6 +3,7 @@ random playouts.  Everything here is C on a ``State`` struct, without the GIL.""
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
+from bones.core.geometry cimport Anchor, lead_spot, pick_heading, place_spot
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
     FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
@@ -129,7 +130,7 @@ cdef int gen_moves(State* s) noexcept nogil:
     cdef uint32_t h = s.hand[s.to_move], m
     cdef uint32_t* out = s.moves
     cdef int n = 0, a, b, t
-    cdef bint muggins = r.muggins, line = r.merge_equal_ends and s.n_ends == 2
+    cdef bint muggins = r.muggins, line = r.fast_line and s.n_ends == 2
     if s.n_placed == 0:
         if s.lead_tile >= 0:
             if h >> s.lead_tile & 1:
@@ -216,6 +217,7 @@ cdef inline void new_spinner(State* s, int tile, int v, int open_sides) noexcept
         s.ends[e].pts = 0
         s.ends[e].live = not s.r.sides_first
         s.ends[e].side_of = -1
+        s.ends[e].closed = 0
     s.n_ends += 2
 
 
@@ -227,15 +229,19 @@ cdef inline bint spins(const State* s, int lo, int hi) noexcept nogil:
 
 
 cdef void place_lead(State* s, int t) noexcept nogil:
-    cdef int lo = TILE_LO[t], hi = TILE_HI[t]
+    cdef int lo = TILE_LO[t], hi = TILE_HI[t], e
+    cdef Anchor at[4]
+    cdef bint spinner = spins(s, lo, hi)
     s.n_ends = 2
     s.ends[0].tile = t
     s.ends[1].tile = t
     s.ends[0].live = 1
     s.ends[1].live = 1
+    s.ends[0].closed = 0
+    s.ends[1].closed = 0
     s.ends[0].v = hi
     s.ends[1].v = lo
-    if spins(s, lo, hi):
+    if spinner:
         s.ends[0].pts = s.ends[1].pts = 2 * hi
         s.ends[0].side_of = s.ends[1].side_of = 0
         new_spinner(s, t, hi, 2)
@@ -243,14 +249,26 @@ cdef void place_lead(State* s, int t) noexcept nogil:
         s.ends[0].pts = 2 * hi if lo == hi else hi
         s.ends[1].pts = 2 * lo if lo == hi else lo
         s.ends[0].side_of = s.ends[1].side_of = -1
+    if s.geo:
+        lead_spot(hi, lo, spinner, &s.spots[0], at)
+        for e in range(s.n_ends):
+            s.ends[e].at = at[e]
 
 
 cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
+    """Put tile t on end e (s.n_placed is its index in s.spots)."""
     cdef End* end = &s.ends[e]
-    cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a
+    cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a, heading
     cdef int out = hi if lo == v else lo
+    cdef bint spinner = spins(s, lo, hi)
+    cdef Anchor arms[2]
     p.end_idx[slot] = e
     p.saved[slot] = end[0]
+    if s.geo:
+        heading = pick_heading(s.spots, s.n_placed, &s.r.table, end.at)
+        # an unbounded table never closes an end: with no room, the line goes straight on
+        place_spot(&end.at, end.at.dir if heading < 0 else heading, v, out, spinner,
+                   &s.spots[s.n_placed], arms)
     if end.side_of >= 0:
         k = end.side_of
         s.sp_open[k] -= 1
@@ -261,15 +279,28 @@ cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
             p.opened = k
     end.tile = t
     end.live = 1
-    if spins(s, lo, hi):
+    if spinner:
         end.v = v
         end.pts = 2 * v
         end.side_of = s.n_spinners
         new_spinner(s, t, v, 1)
+        if s.geo:
+            s.ends[s.n_ends - 2].at = arms[0]
+            s.ends[s.n_ends - 1].at = arms[1]
     else:
         end.v = out
         end.pts = 2 * out if lo == hi else out
         end.side_of = -1
+
+
+cdef void close_ends(State* s, Ply* p) noexcept nogil:
+    """Bounded table (G1-G3): close every live end where no next tile fits any more."""
+    cdef int e
+    for e in range(s.n_ends):
+        if s.ends[e].live and pick_heading(s.spots, s.n_placed, &s.r.table, s.ends[e].at) < 0:
+            s.ends[e].live = 0
+            s.ends[e].closed = 1
+            p.closed |= 1 << e
 
 
 cdef int layout_count(const State* s) noexcept nogil:
@@ -325,6 +356,7 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     p.prev_pending_side = s.pending_side
     p.drawn = 0
     p.passes = 0
+    p.closed = 0
     s.pending = 0
     if kind == KIND_MUGGINS:
         add_points(s, seat, p.prev_pending)
@@ -349,14 +381,16 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
         place_lead(s, t)
     else:
         place(s, p, 0, t, e)
+    s.n_placed += 1
     if kind == KIND_DOUBLE_DOUBLE:
         t = (move >> 10) & 31
         place(s, p, 1, t, (move >> 15) & 31)
         bits |= 1u << t
         s.n_placed += 1
+    if s.r.table.bounded:
+        close_ends(s, p)
     s.hand[seat] &= ~bits
     s.table |= bits
-    s.n_placed += 1
     s.passes = 0
     s.last_seat = seat
     c = layout_count(s)
@@ -382,6 +416,8 @@ cdef void finish_move(State* s) noexcept nogil:
             s.status = OVER_OUT
         elif s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
             s.status = OVER_BLOCKED
+        elif s.r.end_when_closed and open_mask(s) == 0:
+            s.status = OVER_BLOCKED  # B2: every end is closed
     while s.status == PLAYING:
         if gen_moves(s) > 0:
             return
@@ -418,17 +454,20 @@ cdef bint lay(State* s, uint32_t move) noexcept nogil:
         place_lead(s, t)
         s.table |= 1u << t
         s.n_placed = 1
-        return True
-    for slot in range(2 if kind == KIND_DOUBLE_DOUBLE else 1):
-        if slot:
-            t = (move >> 10) & 31
-            e = (move >> 15) & 31
-        if (not s.n_placed or e >= s.n_ends or not s.ends[e].live or t >= 28
-                or s.table >> t & 1 or not PIP_MASK[s.ends[e].v] >> t & 1):
-            return False
-        place(s, &scratch, slot, t, e)
-        s.table |= 1u << t
-        s.n_placed += 1
+    else:
+        for slot in range(2 if kind == KIND_DOUBLE_DOUBLE else 1):
+            if slot:
+                t = (move >> 10) & 31
+                e = (move >> 15) & 31
+            if (not s.n_placed or e >= s.n_ends or not s.ends[e].live or t >= 28
+                    or s.table >> t & 1 or not PIP_MASK[s.ends[e].v] >> t & 1):
+                return False
+            place(s, &scratch, slot, t, e)
+            s.table |= 1u << t
+            s.n_placed += 1
+    if s.r.table.bounded:
+        scratch.closed = 0
+        close_ends(s, &scratch)
     return True
 
 
@@ -463,6 +502,11 @@ cdef void undo(State* s) noexcept nogil:
             t = s.sp_arm[p.opened]
             s.ends[t].live = 0
             s.ends[t + 1].live = 0
+        if p.closed:
+            for i in range(s.n_ends):
+                if p.closed >> i & 1:
+                    s.ends[i].live = 1
+                    s.ends[i].closed = 0
         s.n_ends = p.n_ends
         s.n_spinners = p.n_spinners
         s.hand[p.seat] |= bits
@@ -534,6 +578,7 @@ cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint
     s.pending_side = -1
     s.status = PLAYING
     s.n_plies = 0
+    s.geo = r.table.bounded
     gen_moves(s)
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..variant import Option, Variant, at_least
+from ..variant import MAX_TABLE, MIN_TABLE, Option, Variant, at_least, between
 from .hookspecs import hookimpl
+
+#: The bounded table's default size in tile lengths (docs/geometry.md).
+TABLE_WIDTH = 10
+TABLE_HEIGHT = 6
 
 __all__ = ["BLOCK", "BUILTIN_VARIANTS", "DRAW", "KOZEL", "MULTIPLAYER", "STRAIGHT"]
 
@@ -207,10 +211,33 @@ MULTIPLAYER = Variant(
         ),
         _choice(
             "geometry",
-            ("unbounded",),
-            "Table geometry: unbounded, ends never close (the bounded table of RULES.md §3.4 "
-            "comes with the board pictures)",
-            "seed; RULES.md §3.4 G4",
+            ("bounded", "unbounded"),
+            "Table geometry: bounded, an end closes when the table edge or other tiles leave "
+            "no room for the next tile even after a turn; unbounded, ends never close",
+            "seed; RULES.md §3.4 G1-G4",
+        ),
+        Option(
+            "table_width",
+            TABLE_WIDTH,
+            None,
+            "Bounded table: its width in tile lengths, centred on the lead",
+            "engine decision (RULES.md §3.4, open question B2)",
+            check=between(MIN_TABLE, MAX_TABLE),
+        ),
+        Option(
+            "table_height",
+            TABLE_HEIGHT,
+            None,
+            "Bounded table: its height in tile lengths, centred on the lead",
+            "engine decision (RULES.md §3.4, open question B2)",
+            check=between(MIN_TABLE, MAX_TABLE),
+        ),
+        _choice(
+            "end_when_closed",
+            (False, True),
+            "Bounded table: the round ends (blocked) as soon as every end is closed, instead "
+            "of drawing down to the reserve and passing (MP-12)",
+            "engine decision (RULES.md §7 B2)",
         ),
         _free_int("target", 100, 1, "Game target: the first player to reach it wins", "seed"),
         _choice("hand_size", (7,), "Tiles dealt to each player", "seed"),

@@ -672,7 +672,7 @@ class ExternalBot(Bot):
 _MOVE_TEXT: dict[Any, str] = {}
 _TILE_TEXT: dict[Any, str] = {}
 _TEXT_LIMIT = 8192  # distinct moves and tiles are a few thousand at most
-_SCHEMA_VERSION = 1  # Observation's msgpack schema (bones.observation.SCHEMA_VERSION)
+_SCHEMA_VERSION = 2  # Observation's msgpack schema (bones.observation.SCHEMA_VERSION)
 
 
 def _move_text(move: Any) -> str:
@@ -725,6 +725,7 @@ def encode_observation(
         list(o.scores),
         o.to_move,
         legal,
+        list(o.closed_ends),
     ]
     if packer is None:
         return msgpack.packb(message, use_bin_type=True), legal

@@ -1,0 +1,170 @@
+"""The table grid: where the lead lies, where the next tile at an end goes (straight on, or
+turned 90 degrees when the table edge or other tiles are in the way), and whether it fits
+at all (RULES.md 3.4 G1, G2; docs/geometry.md).
+
+An end's next slot is decided for any tile: a heading fits only when both a double
+(crosswise) and another tile (along the line) would fit there, so an end is open or closed
+whatever tile comes next."""
+
+
+cdef inline int dx(int d) noexcept nogil:
+    return 1 if d == DIR_E else (-1 if d == DIR_W else 0)
+
+
+cdef inline int dy(int d) noexcept nogil:
+    return 1 if d == DIR_S else (-1 if d == DIR_N else 0)
+
+
+cdef inline void frame(Anchor at, int u, int w, int al0, int al1, int ac0, int ac1,
+                       int* box) noexcept nogil:
+    """The box (x0, y0, x1, y1) of the points at + al * u + ac * w, al in [al0, al1] and
+    ac in [ac0, ac1] (u along the line, w across it)."""
+    cdef int xa = at.x + al0 * dx(u) + ac0 * dx(w), xb = at.x + al1 * dx(u) + ac1 * dx(w)
+    cdef int ya = at.y + al0 * dy(u) + ac0 * dy(w), yb = at.y + al1 * dy(u) + ac1 * dy(w)
+    box[0] = xa if xa < xb else xb
+    box[1] = ya if ya < yb else yb
+    box[2] = xb if xa < xb else xa
+    box[3] = yb if ya < yb else ya
+
+
+cdef void spot_box(const Spot* s, int* box) noexcept nogil:
+    """The box a placed tile covers."""
+    cdef int hx = 2 if s.dir == DIR_E or s.dir == DIR_W else 1
+    box[0] = s.x - hx
+    box[1] = s.y - 3 + hx
+    box[2] = s.x + hx
+    box[3] = s.y + 3 - hx
+
+
+cdef bint room_for(const int* box, const Spot* spots, int n, const Table* table) noexcept nogil:
+    """Whether box lies on the table and overlaps no placed tile (touching is fine)."""
+    cdef int other[4]
+    cdef int i
+    if table.bounded and (box[0] < table.x0 or box[1] < table.y0
+                          or box[2] > table.x1 or box[3] > table.y1):
+        return False
+    for i in range(n):
+        spot_box(&spots[i], other)
+        if box[0] < other[2] and other[0] < box[2] and box[1] < other[3] \
+                and other[1] < box[3]:
+            return False
+    return True
+
+
+cdef bint heading_fits(const Spot* spots, int n, const Table* table, Anchor at,
+                       int heading) noexcept nogil:
+    """Whether any next tile fits at ``at`` going ``heading``: straight on, a tile along
+    the line and a double across it; turned, the tile whose first half lies just beyond
+    the end and whose second half reaches out toward ``heading``."""
+    cdef int box[4]
+    cdef int d = at.dir
+    if heading == d:
+        frame(at, d, (d + 1) & 3, 0, 4, -1, 1, box)
+        if not room_for(box, spots, n, table):
+            return False
+        frame(at, d, (d + 1) & 3, 0, 2, -2, 2, box)
+        return room_for(box, spots, n, table)
+    frame(at, d, heading, 0, 2, -1, 3, box)
+    return room_for(box, spots, n, table)
+
+
+cdef long free_area(const Spot* spots, int n, const Table* table, Anchor at,
+                    int heading) noexcept nogil:
+    """The free table area on the ``heading`` side of the line through ``at``."""
+    cdef int region[4]
+    cdef int other[4]
+    cdef int i, w, h
+    cdef long area
+    region[0] = table.x0
+    region[1] = table.y0
+    region[2] = table.x1
+    region[3] = table.y1
+    if heading == DIR_E:
+        region[0] = at.x
+    elif heading == DIR_W:
+        region[2] = at.x
+    elif heading == DIR_S:
+        region[1] = at.y
+    else:
+        region[3] = at.y
+    area = <long>(region[2] - region[0]) * (region[3] - region[1])
+    for i in range(n):
+        spot_box(&spots[i], other)
+        w = (other[2] if other[2] < region[2] else region[2]) \
+            - (other[0] if other[0] > region[0] else region[0])
+        h = (other[3] if other[3] < region[3] else region[3]) \
+            - (other[1] if other[1] > region[1] else region[1])
+        if w > 0 and h > 0:
+            area -= w * h
+    return area
+
+
+cdef int pick_heading(const Spot* spots, int n, const Table* table,
+                      Anchor at) noexcept nogil:
+    """Where the next tile at ``at`` goes (G2): straight on when it fits, else the turn
+    toward the larger free area (a tie, and every turn without a table: clockwise first),
+    else the other turn; NO_ROOM when none fits."""
+    cdef int d = at.dir, first = (d + 1) & 3, second = (d + 3) & 3
+    if heading_fits(spots, n, table, at, d):
+        return d
+    if table.bounded and free_area(spots, n, table, at, second) \
+            > free_area(spots, n, table, at, first):
+        first, second = second, first
+    if heading_fits(spots, n, table, at, first):
+        return first
+    if heading_fits(spots, n, table, at, second):
+        return second
+    return NO_ROOM
+
+
+cdef inline void set_anchor(Anchor* a, int x, int y, int d) noexcept nogil:
+    a.x = x
+    a.y = y
+    a.dir = d
+
+
+cdef void lead_spot(int hi, int lo, bint spinner, Spot* out, Anchor* ends) noexcept nogil:
+    """The lead at (0, 0): a double crosswise (north-south), another tile east-west with
+    its high half west.  ends[0] is W, ends[1] E and, for a spinner, ends[2] N, ends[3] S."""
+    cdef int half = 1 if hi == lo else 2
+    out.x = 0
+    out.y = 0
+    out.dir = DIR_S if hi == lo else DIR_E
+    out.first = hi
+    out.second = lo
+    set_anchor(&ends[0], -half, 0, DIR_W)
+    set_anchor(&ends[1], half, 0, DIR_E)
+    if spinner:
+        set_anchor(&ends[2], 0, -2, DIR_N)
+        set_anchor(&ends[3], 0, 2, DIR_S)
+
+
+cdef void place_spot(Anchor* at, int heading, int v, int other, bint spinner,
+                     Spot* out, Anchor* arms) noexcept nogil:
+    """Lay a tile showing v toward the line (other outward) at ``at`` going ``heading``;
+    ``at`` becomes the new end.  A spinner writes its two arms to arms[0] and arms[1]."""
+    cdef int d = at.dir, x = at.x, y = at.y, left = (d + 3) & 3, right = (d + 1) & 3
+    out.first = v
+    out.second = other
+    if heading != d:  # the turn: the first half just beyond the end, the second toward w
+        out.x = x + dx(d) + dx(heading)
+        out.y = y + dy(d) + dy(heading)
+        out.dir = heading
+        if spinner:  # its other long side, and its short end away from heading
+            set_anchor(&arms[0], x + 2 * dx(d) + dx(heading), y + 2 * dy(d) + dy(heading), d)
+            set_anchor(&arms[1], x + dx(d) - dx(heading), y + dy(d) - dy(heading),
+                       (heading + 2) & 3)
+        set_anchor(at, x + dx(d) + 3 * dx(heading), y + dy(d) + 3 * dy(heading), heading)
+    elif v == other:  # a double, crosswise
+        out.x = x + dx(d)
+        out.y = y + dy(d)
+        out.dir = right
+        if spinner:  # its two short ends
+            set_anchor(&arms[0], out.x + 2 * dx(left), out.y + 2 * dy(left), left)
+            set_anchor(&arms[1], out.x + 2 * dx(right), out.y + 2 * dy(right), right)
+        set_anchor(at, x + 2 * dx(d), y + 2 * dy(d), d)
+    else:
+        out.x = x + 2 * dx(d)
+        out.y = y + 2 * dy(d)
+        out.dir = d
+        set_anchor(at, x + 4 * dx(d), y + 4 * dy(d), d)
