@@ -145,10 +145,10 @@ body {{ font-family: DejaVu Sans, Verdana, sans-serif; margin: 1em; background: 
 <h1>{title}</h1>
 <p>{summary}</p>
 <div id="controls">
-<button id="first" title="first step (Home)">&#x23EE; first</button>
+<button id="first" title="first step (Home)">&#x25C0;&#x25C0; first</button>
 <button id="prev" title="previous step (left arrow)">&#x25C0; back</button>
 <button id="next" title="next step (right arrow)">next &#x25B6;</button>
-<button id="last" title="last step (End)">last &#x23ED;</button>
+<button id="last" title="last step (End)">last &#x25B6;&#x25B6;</button>
 <span id="where"></span>
 </div>
 <ul id="events"></ul>

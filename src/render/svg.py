@@ -112,9 +112,12 @@ def _seat_names(players: int, names: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(f"seat {s} ({n})" for s, n in enumerate(names))
 
 
-def _status(count: int, stock: int, to_move: int | None, names: Sequence[str]) -> str:
+def _status(
+    count: int, stock: int, to_move: int | None, names: Sequence[str], closed: Sequence[str]
+) -> str:
     turn = "round over" if to_move is None else f"{names[to_move]} to move"
-    return f"count {count}, boneyard {stock}, {turn}"
+    ends = f", closed ends: {', '.join(closed)}" if closed else ""
+    return f"count {count}, boneyard {stock}, {turn}{ends}"
 
 
 def frame_of_round(rnd: Any, names: Sequence[str] | None = None, title: str = "") -> Frame:
@@ -122,7 +125,7 @@ def frame_of_round(rnd: Any, names: Sequence[str] | None = None, title: str = ""
     seat_names = _seat_names(rnd.players, names)
     placements = tuple(rnd.placements)
     lines = [
-        _status(rnd.count, rnd.stock_size, rnd.to_move, seat_names),
+        _status(rnd.count, rnd.stock_size, rnd.to_move, seat_names, rnd.closed_ends),
         _sides_text(rnd.sides, rnd.scores, seat_names),
     ]
     if rnd.result is not None:
@@ -155,7 +158,7 @@ def frame_of_observation(obs: Any, names: Sequence[str] | None = None) -> Frame:
     return Frame(
         f"{obs.variant}, {obs.players} players, as {seat_names[obs.seat]} sees it",
         (
-            _status(obs.count, obs.stock_size, obs.to_move, seat_names),
+            _status(obs.count, obs.stock_size, obs.to_move, seat_names, obs.closed_ends),
             _sides_text(sides, obs.scores, seat_names),
         ),
         placements,
@@ -321,15 +324,17 @@ def board_group(frame: Frame, left: float, top: float) -> tuple[str, float, floa
         if at is None:
             continue
         p = frame.placements[at]
-        cx, cy = px(p.x, p.y)
-        half = 2.6 * UNIT
+        dx, dy = (0, 0) if p.tile.is_double else _STEP[p.angle]  # a double: its centre
+        cx, cy = px(p.x + dx, p.y + dy)  # the open half: the second one
+        r = UNIT * 0.85
+        arm = r * 0.5
         parts.append(
-            f"<g class='closed-end' data-end={quoteattr(end)}>"
-            f"<rect x='{_n(cx - half)}' y='{_n(cy - half)}' width='{_n(2 * half)}' "
-            f"height='{_n(2 * half)}' fill='none' stroke='#d32f2f' stroke-width='2.5' "
-            f"stroke-dasharray='5 3'/>"
-            f"<text x='{_n(cx)}' y='{_n(cy - half - 3)}' text-anchor='middle' fill='#ffcdd2' "
-            f"font-size='11' font-weight='bold' {_FONT}>{escape(end)} closed</text></g>"
+            f"<g class='closed-end' data-end={quoteattr(end)}><title>{escape(end)} closed"
+            f"</title><circle cx='{_n(cx)}' cy='{_n(cy)}' r='{_n(r)}' fill='#d32f2f' "
+            f"fill-opacity='0.85' stroke='#fff' stroke-width='1'/>"
+            f"<path d='M{_n(cx - arm)} {_n(cy - arm)}L{_n(cx + arm)} {_n(cy + arm)}"
+            f"M{_n(cx - arm)} {_n(cy + arm)}L{_n(cx + arm)} {_n(cy - arm)}' stroke='#fff' "
+            f"stroke-width='2'/></g>"
         )
     parts.append("</g>")
     return "".join(parts), width, height
@@ -390,7 +395,8 @@ def render_frame(frame: Frame, *, defs: bool = True) -> str:
             _tile(x, y + _LINE + 2 * u, 90, 0, 0, u, cls="stock-tile", face_up=False)
         )
     stock_parts.append("</g>")
-    widest = max(widest, stock * (2 * u + 2), 360)
+    text_width = max(len(line) for line in lines) * 7.2  # about 7 px a character at 12 px
+    widest = max(widest, stock * (2 * u + 2), text_width, 360)
     y += _HAND_HEIGHT
     width = widest + 2 * _MARGIN
     height = y + _MARGIN
