@@ -93,7 +93,9 @@ class _Table:
 
     def __init__(self, game: Any, seats: Sequence[str], out: TextIO) -> None:
         from ..bot import make_bot
+        from ..match.runner import bot_seed, new_secret
 
+        secret = new_secret()  # the bots' seeds tell them nothing about the deal
         self.game = game
         self.seats = list(seats)
         self.out = out
@@ -105,7 +107,7 @@ class _Table:
         for seat, spec in enumerate(seats):
             if spec != HUMAN:
                 try:
-                    self.bots[seat] = make_bot(spec, seed=(game.seed + seat) & 0xFFFFFFFF)
+                    self.bots[seat] = make_bot(spec, seed=bot_seed(game.seed, seat, secret))
                 except (ValueError, BonesError) as exc:
                     raise PlayError(f"seat {seat}: {exc}") from None
         for seat, bot in self.bots.items():
