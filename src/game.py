@@ -821,6 +821,19 @@ def _result(item: Any, i: int, n: int, players: int) -> RoundResult:
     return result
 
 
+def _saved_options(variant: str, options: dict[str, Any], raw_round: bytes) -> dict[str, Any]:
+    """The game's options as they were played: a game whose round was saved before the
+    bounded table (round msgpack version 1 or 2) played every round unbounded."""
+    from .core.round import pre_geometry_options
+
+    try:
+        version = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)[0]
+        legacy = type(version) is int and version in (1, 2)
+        return pre_geometry_options(variant, options) if legacy else options
+    except Exception:  # bad bytes or an unknown variant: reported by the checks after
+        return options
+
+
 def _load(cls: type[Game], doc: Any) -> Game:
     if not isinstance(doc, dict):
         raise _bad(f"expected a map, got {type(doc).__name__}")
@@ -841,6 +854,7 @@ def _load(cls: type[Game], doc: Any) -> Game:
     index = _get(doc, "round_index", int, "an int")
     over = _get(doc, "over", bool, "a bool")
     raw_round = _get(doc, "round", bytes, "bytes")
+    options = _saved_options(variant, options, raw_round)
     game = cls.__new__(cls)
     try:
         game._setup(variant, players, seed, options)
@@ -927,7 +941,7 @@ def _check_game(game: Game, rnd: Round, raw_round: bytes) -> None:
     results, history, scores = game._results, game._history, game._scores
     index, over = game._index, game._over
     deal = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)  # it loaded: valid
-    overrides, deal_scores = dict(deal[4]), tuple(deal[9])
+    overrides, deal_scores = _saved_options(game._variant, dict(deal[4]), raw_round), tuple(deal[9])
     # the round was dealt with the game's options (after a block, last_bone adds one)
     expected = dict(game._options)
     if (

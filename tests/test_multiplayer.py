@@ -277,59 +277,69 @@ def test_mp_9_complete_tie_no_winner(blocked_tie):
     assert r.result.points == (0, 0)
 
 
-# MP-11 and MP-12 on a bounded table 4 tiles wide and 2 high (x -8..8, y -4..4 in grid
-# units): the lead 4-0 lies at x -2..2; the second tile on an end no longer fits straight
-# on, turns (clockwise on a tie, else toward the larger free area) and leaves no room for
-# a third one, so that end closes.
+# MP-11 and MP-12 on a bounded table 4 tile lengths wide and 2 high (x -8..8, y -4..4 in
+# grid units; docs/geometry.md).  The lead 4-0 lies at x -2..2.  On E: 2-0 goes straight
+# on, the next tile meets the edge and turns south, the third turns again beside it
+# (heading west, under the line) and leaves no room for a fourth: E closes.  On W the
+# same happens turning north (the side with more free table).
 SMALL = {"geometry": "bounded", "table_width": 4, "table_height": 2}
-MP_11_12_HANDS = ["4-0 6-2 5-3 1-1", "2-0 4-3 6-1"]
+CLOSE_E = ("4-0", "2-0@E", "5-2@E", "6-5@E")  # E shows 6 and is closed
 
 
 def test_mp_11_closed_end():
-    r = helpers.deal(V, MP_11_12_HANDS, stock="3-3 5-5 5-0", leader=0, partial=True, **SMALL)
-    r.play("4-0")
-    r.play("2-0@E")
+    hands = ["4-0 5-2 6-1 4-3", "2-0 6-5 1-1"]
+    r = helpers.deal(V, hands, stock="3-3 5-5 5-0", leader=0, partial=True, **SMALL)
+    for move in CLOSE_E[:3]:
+        r.play(move)
     assert r.closed_ends == ()
-    r.play("6-2@E")  # E shows 6 and the table edge closes it (G1)
+    r.play(CLOSE_E[3])
     assert r.closed_ends == ("E",)
     assert ends(r) == {"W": 4}
-    # P1 holds 6-1, which fits only the closed end: its one legal move is on W
+    # seat 0 holds 6-1, which fits only the closed end: its one legal move is on W
     assert legal(r) == {"4-3@W"}
     r.play("4-3@W")
     assert r.closed_ends == ("E",)  # G3: it stays closed
     # unbounded, the same 6-1 would be playable on E
-    free = helpers.deal(V, MP_11_12_HANDS, stock="3-3 5-5 5-0", leader=0, partial=True, **G4)
-    for move in ("4-0", "2-0@E", "6-2@E"):
+    free = helpers.deal(V, hands, stock="3-3 5-5 5-0", leader=0, partial=True, **G4)
+    for move in CLOSE_E:
         free.play(move)
     assert legal(free) == {"4-3@W", "6-1@E"}
 
 
 def test_mp_11_no_placement_means_drawing():
-    # P1 holds {6-1, 3-2}: 6 is closed and W shows 4, stock 5 -> P1 must draw (to 2)
-    hands = ["4-0 6-2 1-1", "2-0 6-1 3-2"]
+    # seat 0 holds {6-1, 3-2}: 6 is closed and W shows 4, stock 5 -> it must draw (to 2)
+    hands = ["4-0 5-2 6-1 3-2", "2-0 6-5 1-1"]
     r = helpers.deal(V, hands, stock="3-3 5-5 5-0 1-0 2-2", leader=0, partial=True, **SMALL)
-    for move in ("4-0", "2-0@E"):
+    for move in CLOSE_E[:3]:
         r.play(move)
     events = len(r.events)
-    r.play("6-2@E")
+    r.play(CLOSE_E[3])
     assert r.closed_ends == ("E",)
     new = r.events[events:]
-    assert drawn(new, 1) == 3  # 3-3, 5-5, 5-0 (none fits W's 4), down to the reserve of 2
+    assert drawn(new, 0) == 3  # 3-3, 5-5, 5-0 (none fits W's 4), down to the reserve of 2
     assert r.stock_size == 2
-    assert "6-1@E" not in {str(e.move) for e in new if e.move is not None}
+    assert hand(r, 0) == {"6-1", "3-2", "3-3", "5-5", "5-0"}
+
+
+# Both ends closed: E as above, then W by 4-3, 3-1 (turns north) and 5-1 (turns east,
+# beside it).  Seat 1 is to move with 6-1 and the stock holds 6.
+MP_12_HANDS = ["4-0 5-2 4-3 5-1 1-1", "2-0 6-5 3-1 6-1"]
+MP_12_MOVES = (*CLOSE_E, "4-3@W", "3-1@W", "5-1@W")
+MP_12_STOCK = "6-6 5-5 2-2 0-0 6-4 1-0"
 
 
 def test_mp_12_both_ends_closed():
-    stock = "6-6 5-5 2-2 0-0 6-5 1-0"
-    r = helpers.deal(V, MP_11_12_HANDS, stock=stock, leader=0, partial=True, **SMALL)
-    for move in ("4-0", "2-0@E", "6-2@E", "4-3@W"):
+    r = helpers.deal(V, MP_12_HANDS, stock=MP_12_STOCK, leader=0, partial=True, **SMALL)
+    for move in MP_12_MOVES[:-1]:
         r.play(move)
+    assert r.closed_ends == ("E",)
     events = len(r.events)
-    r.play("5-3@W")  # W turns north (more free area than south) and closes too
+    r.play(MP_12_MOVES[-1])
     assert set(r.closed_ends) == {"W", "E"}
     assert r.ends == ()
     new = r.events[events:]
-    # P1 draws 4 (down to 2, nothing can ever be played) and passes; P0 passes: blocked
+    # seat 1 draws 4 (down to 2, nothing can ever be played) and passes; seat 0 passes:
+    # blocked (the engine sees it at once, RULES.md 1.6)
     assert drawn(new, 1) == 4
     assert r.stock_size == 2
     assert r.result.reason == "blocked"
@@ -341,11 +351,10 @@ def test_mp_12_both_ends_closed():
 
 def test_mp_12_end_when_closed_option():
     # open question B2 decided as an option: end the round as soon as both ends close
-    stock = "6-6 5-5 2-2 0-0 6-5 1-0"
     r = helpers.deal(
-        V, MP_11_12_HANDS, stock=stock, leader=0, partial=True, end_when_closed=True, **SMALL
+        V, MP_12_HANDS, stock=MP_12_STOCK, leader=0, partial=True, end_when_closed=True, **SMALL
     )
-    for move in ("4-0", "2-0@E", "6-2@E", "4-3@W", "5-3@W"):
+    for move in MP_12_MOVES:
         r.play(move)
     assert r.stock_size == 6  # nobody drew
     assert r.result.reason == "blocked"

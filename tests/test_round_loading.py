@@ -2,11 +2,11 @@
 
 * ``Round.from_deal`` takes a full deal of the variant (each hand of its hand size and,
   where it draws, every other tile in the stock; Block: the rest out of play) unless
-  ``partial=True``; a partial round says so (``is_partial``, ``repr``, msgpack version 2).
+  ``partial=True``; a partial round says so (``is_partial``, ``repr``, msgpack version 4).
   Arguments of the wrong type are a TypeError, impossible values a ValueError.
 * ``Round.from_msgpack`` checks as strictly: anything else than the bytes of a round that
-  can exist is a ValueError, whatever the bytes are; version-1 bytes (full deals) still
-  load.
+  can exist is a ValueError, whatever the bytes are; bytes of versions 1 and 2 (written
+  before the bounded table) still load, with the geometry they were played with.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_a_dealt_round_is_a_full_deal(variant, players):
     hands, stock, dealt = full_hands(variant, players, seed=5)
     r = Round.from_deal(variant, hands=hands, stock=stock, leader=dealt.leader)
     assert not r.is_partial and "partial" not in repr(r)
-    assert fields(r)[0] == 1 and len(fields(r)) == 11
+    assert fields(r)[0] == 3 and len(fields(r)) == 11
     if dealt.lead_tile is not None:
         r = Round.from_deal(
             variant, hands=hands, stock=stock, leader=dealt.leader, lead_tile=dealt.lead_tile
@@ -74,7 +74,7 @@ def test_a_deal_missing_a_tile_needs_partial(variant, players):
     assert r.is_partial and "partial=True" in repr(r)
     assert eval(repr(r), {"Round": Round}) == r
     data = r.to_msgpack()
-    assert fields(r)[0] == 2 and fields(r)[11] is True
+    assert fields(r)[0] == 4 and fields(r)[11] is True
     loaded = Round.from_msgpack(data)
     assert loaded == r and loaded.is_partial and loaded.to_msgpack() == data
     assert r.copy().is_partial
@@ -276,7 +276,9 @@ def _bad_messages() -> list[tuple[str, bytes]]:
         ("version 2 flag false", pack([2, *good[1:], False])),
         ("version 2 flag 1", pack([2, *good[1:], 1])),
         ("version 1 with 12 fields", pack([*good, True])),
-        ("version 3", pack([3, *good[1:]])),
+        ("version 4 of a full deal", pack([4, *good[1:], True])),
+        ("version 3 with 12 fields", pack([3, *good[1:], True])),
+        ("version 5", pack([5, *good[1:]])),
         ("version bool", pack([True, *good[1:]])),
         ("version 1.0", pack([1.0, *good[1:]])),
         ("kind", pack([1, "game", *good[2:]])),
@@ -312,17 +314,49 @@ def test_non_bytes_are_value_errors(data):
 
 @pytest.mark.parametrize(("variant", "players"), CASES)
 def test_version_1_bytes_of_full_deals_still_load(variant, players):
-    r = Round.deal(variant, players=players, seed=1)
+    # version 1: the same fields, written before the bounded table, so a variant with a
+    # geometry option (Multiplayer) was played unbounded
+    before = {"geometry": "unbounded"} if "geometry" in bones.variant(variant).options else {}
+    r = Round.deal(variant, players=players, seed=1, **before)
     rng = random.Random(players)
     for _ in range(5):
         if r.is_over:
             break
         r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
-    data = r.to_msgpack()
-    assert msgpack.unpackb(data)[0] == 1
-    loaded = Round.from_msgpack(data)
-    assert loaded == r and not loaded.is_partial and loaded.to_msgpack() == data
+    old = fields(r)
+    assert old[0] == 3
+    old[0] = 1
+    old[4] = {}
+    loaded = Round.from_msgpack(pack(old))
+    assert loaded == r and not loaded.is_partial and loaded.to_msgpack() == r.to_msgpack()
+    assert loaded.options.get("geometry") == before.get("geometry")
     assert loaded.is_over or len(loaded.legal_moves) > 0
+
+
+def test_version_2_bytes_of_a_multiplayer_round_load_unbounded():
+    # a partial Multiplayer round played past where the bounded table would close E
+    # (tests/test_multiplayer.py, MP-11): loading it bounded would make a move illegal
+    hands = [["4-0", "5-2", "6-1", "4-3"], ["2-0", "6-5", "1-1"]]
+    moves = ["4-0", "2-0@E", "5-2@E", "6-5@E", "6-1@E"]
+    small = {"table_width": 4, "table_height": 2}
+    r = Round.from_deal(
+        "multiplayer",
+        hands,
+        ["3-3", "5-5", "5-0"],
+        0,
+        partial=True,
+        moves=moves,
+        geometry="unbounded",
+        **small,
+    )
+    old = fields(r)
+    old[0] = 2
+    old[4] = small
+    loaded = Round.from_msgpack(pack(old))
+    assert loaded == r and loaded.options["geometry"] == "unbounded"
+    old[0] = 4  # the same bytes as a current version: bounded, so 6-1@E is illegal
+    with pytest.raises(ValueError, match="illegal"):
+        Round.from_msgpack(pack(old))
 
 
 msgpack_values = st.recursive(
@@ -351,7 +385,7 @@ def test_any_msgpack_value_is_a_round_or_a_value_error(obj):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    version=st.sampled_from([1, 2]),
+    version=st.sampled_from([1, 2, 3, 4]),
     variant=st.sampled_from(["straight", "block", "kozel", "draw", "multiplayer"]),
     players=st.integers(1, 5),
     hands=st.lists(st.integers(-1, 2**28), max_size=5),
@@ -365,7 +399,7 @@ def test_structured_garbage_is_a_round_that_can_exist_or_a_value_error(
     version, variant, players, hands, stock, leader, lead_tile, scores, moves
 ):
     obj = [version, "round", variant, players, {}, hands, stock, leader, lead_tile, scores, moves]
-    if version == 2:
+    if version in (2, 4):
         obj.append(True)
     try:
         r = Round.from_msgpack(pack(obj))
@@ -373,7 +407,7 @@ def test_structured_garbage_is_a_round_that_can_exist_or_a_value_error(
         return
     # whatever loaded is a round that can exist: hands and stock partition the set (or a
     # declared partial deal), nobody's hand is empty at the deal, and play can go on
-    assert r.is_partial == (version == 2)
+    assert r.is_partial == (version in (2, 4))
     assert r.is_over or len(r.legal_moves) > 0
     assert Round.from_msgpack(r.to_msgpack()) == r
 

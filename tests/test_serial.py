@@ -40,7 +40,7 @@ def test_round_round_trip(variant, players, steps):
     r = random_round(variant, players, seed=steps + 7 * players, steps=steps)
     data = r.to_msgpack()
     header = unpack(data)
-    assert header[0] == 1 and header[1] == "round" and header[2] == variant
+    assert header[0] == 3 and header[1] == "round" and header[2] == variant
     assert header[3] == players
     loaded = Round.from_msgpack(data)
     assert loaded == r

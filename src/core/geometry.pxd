@@ -10,7 +10,8 @@ cdef enum Direction:
     DIR_N = 3                    # -y
 
 cdef enum:
-    NO_ROOM = -1                 # pick_heading: no way for the next tile fits
+    NO_ROOM = -1                 # pick_way: no way for the next tile fits
+    ALONGSIDE = 4                # a way's flag: the turn lies beside the end tile
 
 ctypedef struct Anchor:
     int8_t x                     # the middle of the end tile's outer edge, where the next
@@ -33,8 +34,7 @@ ctypedef struct Table:
 
 
 cdef void lead_spot(int hi, int lo, bint spinner, Spot* out, Anchor* ends) noexcept nogil
-cdef int pick_heading(const Spot* spots, int n, const Table* table,
-                      Anchor at) noexcept nogil
-cdef void place_spot(Anchor* at, int heading, int v, int other, bint spinner,
+cdef int pick_way(const Spot* spots, int n, const Table* table, Anchor at) noexcept nogil
+cdef void place_spot(Anchor* at, int way, int v, int other, bint spinner,
                      Spot* out, Anchor* arms) noexcept nogil
 cdef void spot_box(const Spot* s, int* box) noexcept nogil

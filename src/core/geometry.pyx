@@ -51,21 +51,26 @@ cdef bint room_for(const int* box, const Spot* spots, int n, const Table* table)
     return True
 
 
-cdef bint heading_fits(const Spot* spots, int n, const Table* table, Anchor at,
-                       int heading) noexcept nogil:
-    """Whether any next tile fits at ``at`` going ``heading``: straight on, a tile along
-    the line and a double across it; turned, the tile whose first half lies just beyond
-    the end and whose second half reaches out toward ``heading``."""
+cdef int way_fits(const Spot* spots, int n, const Table* table, Anchor at,
+                  int heading) noexcept nogil:
+    """How any next tile fits at ``at`` going ``heading``, as a way for place_spot, or
+    NO_ROOM.  Straight on, a tile along the line and a double across it must both fit.
+    A turn lays the tile crosswise with its first half just beyond the end, or, with no
+    room beyond, alongside the end tile's last half (ALONGSIDE); its second half reaches
+    out toward ``heading``."""
     cdef int box[4]
     cdef int d = at.dir
     if heading == d:
         frame(at, d, (d + 1) & 3, 0, 4, -1, 1, box)
         if not room_for(box, spots, n, table):
-            return False
+            return NO_ROOM
         frame(at, d, (d + 1) & 3, 0, 2, -2, 2, box)
-        return room_for(box, spots, n, table)
+        return d if room_for(box, spots, n, table) else NO_ROOM
     frame(at, d, heading, 0, 2, -1, 3, box)
-    return room_for(box, spots, n, table)
+    if room_for(box, spots, n, table):
+        return heading
+    frame(at, d, heading, -2, 0, 1, 5, box)
+    return heading | ALONGSIDE if room_for(box, spots, n, table) else NO_ROOM
 
 
 cdef long free_area(const Spot* spots, int n, const Table* table, Anchor at,
@@ -99,22 +104,21 @@ cdef long free_area(const Spot* spots, int n, const Table* table, Anchor at,
     return area
 
 
-cdef int pick_heading(const Spot* spots, int n, const Table* table,
-                      Anchor at) noexcept nogil:
-    """Where the next tile at ``at`` goes (G2): straight on when it fits, else the turn
+cdef int pick_way(const Spot* spots, int n, const Table* table, Anchor at) noexcept nogil:
+    """How the next tile at ``at`` goes (G2): straight on when it fits, else the turn
     toward the larger free area (a tie, and every turn without a table: clockwise first),
-    else the other turn; NO_ROOM when none fits."""
-    cdef int d = at.dir, first = (d + 1) & 3, second = (d + 3) & 3
-    if heading_fits(spots, n, table, at, d):
-        return d
+    else the other turn; NO_ROOM when none fits (the end is closed)."""
+    cdef int d = at.dir, first = (d + 1) & 3, second = (d + 3) & 3, way
+    way = way_fits(spots, n, table, at, d)
+    if way != NO_ROOM:
+        return way
     if table.bounded and free_area(spots, n, table, at, second) \
             > free_area(spots, n, table, at, first):
         first, second = second, first
-    if heading_fits(spots, n, table, at, first):
-        return first
-    if heading_fits(spots, n, table, at, second):
-        return second
-    return NO_ROOM
+    way = way_fits(spots, n, table, at, first)
+    if way != NO_ROOM:
+        return way
+    return way_fits(spots, n, table, at, second)
 
 
 cdef inline void set_anchor(Anchor* a, int x, int y, int d) noexcept nogil:
@@ -139,14 +143,25 @@ cdef void lead_spot(int hi, int lo, bint spinner, Spot* out, Anchor* ends) noexc
         set_anchor(&ends[3], 0, 2, DIR_S)
 
 
-cdef void place_spot(Anchor* at, int heading, int v, int other, bint spinner,
+cdef void place_spot(Anchor* at, int way, int v, int other, bint spinner,
                      Spot* out, Anchor* arms) noexcept nogil:
-    """Lay a tile showing v toward the line (other outward) at ``at`` going ``heading``;
-    ``at`` becomes the new end.  A spinner writes its two arms to arms[0] and arms[1]."""
+    """Lay a tile showing v toward the line (other outward) at ``at`` the ``way``
+    pick_way chose; ``at`` becomes the new end.  A spinner writes its two arms to arms[0]
+    and arms[1]."""
     cdef int d = at.dir, x = at.x, y = at.y, left = (d + 3) & 3, right = (d + 1) & 3
+    cdef int heading = way & 3
     out.first = v
     out.second = other
-    if heading != d:  # the turn: the first half just beyond the end, the second toward w
+    if way & ALONGSIDE:  # the turn beside the end tile's last half
+        out.x = x - dx(d) + 3 * dx(heading)
+        out.y = y - dy(d) + 3 * dy(heading)
+        out.dir = heading
+        if spinner:  # its two long sides
+            set_anchor(&arms[0], x + 3 * dx(heading), y + 3 * dy(heading), d)
+            set_anchor(&arms[1], x - 2 * dx(d) + 3 * dx(heading),
+                       y - 2 * dy(d) + 3 * dy(heading), (d + 2) & 3)
+        set_anchor(at, x - dx(d) + 5 * dx(heading), y - dy(d) + 5 * dy(heading), heading)
+    elif heading != d:  # the turn: the first half just beyond the end
         out.x = x + dx(d) + dx(heading)
         out.y = y + dy(d) + dy(heading)
         out.dir = heading

@@ -25,8 +25,10 @@ from bones.core.tiles import tiles_of_mask
 from bones.errors import BonesError, IllegalMove, OptionError
 from bones.records import Event, Placement, RoundResult
 
-SCHEMA_VERSION = 1          # a round of a full deal
-PARTIAL_SCHEMA_VERSION = 2  # a round of a partial deal: field 11 is True
+SCHEMA_VERSION = 3          # a round of a full deal
+PARTIAL_SCHEMA_VERSION = 4  # a round of a partial deal: field 11 is True
+# Versions 1 and 2 (full, partial) are the same fields written before the bounded table:
+# their rounds keep the geometry they were played with (pre_geometry_options).
 MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sign)
 MAX_MOVE_POINTS = 32767     # the largest value a move_scorer may return (either sign)
 _PACKER = msgpack.Packer(use_bin_type=True)
@@ -709,14 +711,14 @@ cdef class Round:
             raise ValueError(f"not a bones round: {exc}") from None
         if type(obj) is not list or len(obj) < 2 or obj[1] != "round" \
                 or type(obj[0]) is not int or not (
-                    (obj[0] == 1 and len(obj) == 11)  # SCHEMA_VERSION
-                    or (obj[0] == 2 and len(obj) == 12)):  # PARTIAL_SCHEMA_VERSION
-            raise ValueError(f"not a bones round (schema {SCHEMA_VERSION} or "
-                             f"{PARTIAL_SCHEMA_VERSION}): wrong header or length")
+                    (obj[0] in (1, SCHEMA_VERSION) and len(obj) == 11)
+                    or (obj[0] in (2, PARTIAL_SCHEMA_VERSION) and len(obj) == 12)):
+            raise ValueError(f"not a bones round (schema 1 to {PARTIAL_SCHEMA_VERSION}): "
+                             f"wrong header or length")
         try:
             version, _, variant, players_o, overrides, hands, stock_b, leader_o, lead_o, \
                 scores, plies_b = obj if len(obj) == 11 else obj[:11]
-            if version == PARTIAL_SCHEMA_VERSION:
+            if len(obj) == 12:
                 if obj[11] is not True:
                     raise ValueError("field 11 (partial) must be true")
                 partial = True
@@ -736,6 +738,8 @@ cdef class Round:
             for key in overrides:
                 if type(key) is not str:
                     raise ValueError("option names must be strings")
+            if version < SCHEMA_VERSION:
+                overrides = pre_geometry_options(variant, overrides)
             rules = compile_rules(variant, players, overrides)
             for i in range(4):
                 masks[i] = 0
@@ -758,11 +762,9 @@ cdef class Round:
                 seen |= 1u << stock[i]
             problem = _deal_problem(rules, masks, seen)
             if problem is not None and not partial:
-                raise ValueError(f"not a full deal ({problem}) in version "
-                                 f"{SCHEMA_VERSION} bytes")
+                raise ValueError(f"not a full deal ({problem}) in version {version} bytes")
             if problem is None and partial:
-                raise ValueError(f"a full deal in version {PARTIAL_SCHEMA_VERSION} (partial) "
-                                 f"bytes")
+                raise ValueError(f"a full deal in version {version} (partial) bytes")
             if lead_tile >= 0 and not masks[leader] >> lead_tile & 1:
                 raise ValueError("the leader does not hold the lead tile")
             _scores_arg(scores, rules.c.n_sides, sc)
@@ -828,6 +830,17 @@ cdef class Round:
         from bones.render.svg import svg_of
 
         return svg_of(self)
+
+
+def pre_geometry_options(str variant not None, dict options not None):
+    """The options of a round saved before the bounded table (round msgpack versions 1 and
+    2): a variant with a ``geometry`` option was then played unbounded, whatever its
+    default is now."""
+    from bones.registry import variant as lookup
+
+    if "geometry" in options or "geometry" not in lookup(variant).options:
+        return options
+    return {**options, "geometry": "unbounded"}
 
 
 cdef object _table_of(CompiledRules rules):

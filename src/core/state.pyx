@@ -3,7 +3,7 @@ random playouts.  Everything here is C on a ``State`` struct, without the GIL.""
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
-from bones.core.geometry cimport Anchor, lead_spot, pick_heading, place_spot
+from bones.core.geometry cimport NO_ROOM, Anchor, lead_spot, pick_way, place_spot
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
     FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
@@ -258,16 +258,16 @@ cdef void place_lead(State* s, int t) noexcept nogil:
 cdef void place(State* s, Ply* p, int slot, int t, int e) noexcept nogil:
     """Put tile t on end e (s.n_placed is its index in s.spots)."""
     cdef End* end = &s.ends[e]
-    cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a, heading
+    cdef int v = end.v, lo = TILE_LO[t], hi = TILE_HI[t], k, a, way
     cdef int out = hi if lo == v else lo
     cdef bint spinner = spins(s, lo, hi)
     cdef Anchor arms[2]
     p.end_idx[slot] = e
     p.saved[slot] = end[0]
     if s.geo:
-        heading = pick_heading(s.spots, s.n_placed, &s.r.table, end.at)
+        way = pick_way(s.spots, s.n_placed, &s.r.table, end.at)
         # an unbounded table never closes an end: with no room, the line goes straight on
-        place_spot(&end.at, end.at.dir if heading < 0 else heading, v, out, spinner,
+        place_spot(&end.at, end.at.dir if way == NO_ROOM else way, v, out, spinner,
                    &s.spots[s.n_placed], arms)
     if end.side_of >= 0:
         k = end.side_of
@@ -297,7 +297,7 @@ cdef void close_ends(State* s, Ply* p) noexcept nogil:
     """Bounded table (G1-G3): close every live end where no next tile fits any more."""
     cdef int e
     for e in range(s.n_ends):
-        if s.ends[e].live and pick_heading(s.spots, s.n_placed, &s.r.table, s.ends[e].at) < 0:
+        if s.ends[e].live and pick_way(s.spots, s.n_placed, &s.r.table, s.ends[e].at) == NO_ROOM:
             s.ends[e].live = 0
             s.ends[e].closed = 1
             p.closed |= 1 << e

@@ -13,8 +13,8 @@ from ..variant import MAX_TABLE, MIN_TABLE, Option, Variant, at_least, between
 from .hookspecs import hookimpl
 
 #: The bounded table's default size in tile lengths (docs/geometry.md).
-TABLE_WIDTH = 10
-TABLE_HEIGHT = 6
+TABLE_WIDTH = 8
+TABLE_HEIGHT = 5
 
 __all__ = ["BLOCK", "BUILTIN_VARIANTS", "DRAW", "KOZEL", "MULTIPLAYER", "STRAIGHT"]
 

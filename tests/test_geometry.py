@@ -1,0 +1,262 @@
+"""Table geometry (docs/geometry.md, RULES.md §3.4 G1-G4), checked over random games of
+every variant with hypothesis.
+
+At every step: no two tiles overlap, every tile lies on the bounded table, each placed
+tile shows the end's number on its first half and that half touches a tile half showing
+the same number, a closed end is never played on and stays closed.  Undo restores the
+geometry exactly, msgpack and replays give the same layout, and an observation computes
+the same placements from its public layout.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgpack
+import pytest
+from helpers import CASES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bones
+from bones import Game, Placement, Round, new_game
+from bones.core.round import layout_geometry
+
+SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+)
+STEP = {0: (1, 0), 90: (0, 1), 180: (-1, 0), 270: (0, -1)}
+
+
+def box(p: Placement) -> tuple[int, int, int, int]:
+    """The cells a tile covers as (x0, y0, x1, y1): 4 units along its angle, 2 across."""
+    if p.angle in (0, 180):
+        return (p.x - 2, p.y - 1, p.x + 2, p.y + 1)
+    return (p.x - 1, p.y - 2, p.x + 1, p.y + 2)
+
+
+def halves(p: Placement) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(centre x, centre y, pips) of the first and the second half."""
+    dx, dy = STEP[p.angle]
+    return (p.x - dx, p.y - dy, p.first), (p.x + dx, p.y + dy, p.second)
+
+
+def touch(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Whether two 2x2 halves share an edge of positive length."""
+    dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+    return (dx == 2 and dy < 2) or (dy == 2 and dx < 2)
+
+
+def overlap(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def check_layout(r: Round) -> None:
+    placed = r.placements
+    assert len(placed) == sum(2 if m.is_double_double else 1 for m in r.layout)
+    assert [p.move for p in placed] == [
+        m for m in r.layout for _ in range(2 if m.is_double_double else 1)
+    ]
+    assert placed == () or (placed[0].x, placed[0].y) == (0, 0)
+    boxes = [box(p) for p in placed]
+    for i, b in enumerate(boxes):
+        assert not any(overlap(b, other) for other in boxes[:i]), f"tile {i} overlaps"
+    if r.table is not None:
+        x0, y0, x1, y1 = r.table
+        assert all(x0 <= b[0] and b[2] <= x1 and y0 <= b[1] and b[3] <= y1 for b in boxes)
+    for k, p in enumerate(placed):
+        assert {p.first, p.second} == {p.tile.high, p.tile.low}
+        if k and not p.move.is_lead:
+            first = halves(p)[0]
+            assert any(
+                touch(first, half) and half[2] == p.first for q in placed[:k] for half in halves(q)
+            ), f"{p} touches no half showing {p.first}"
+
+
+def options_for(variant: str, draw: st.DrawFn) -> dict[str, object]:
+    if variant == "multiplayer":
+        return {
+            "table_width": draw(st.integers(2, 9)),
+            "table_height": draw(st.integers(2, 6)),
+            "end_when_closed": draw(st.booleans()),
+        }
+    if variant == "straight":
+        return {"spinner_rule": draw(st.sampled_from(["first_double", "none", "all_doubles"]))}
+    return {}
+
+
+@st.composite
+def games(draw: st.DrawFn) -> tuple[str, int, int, int, dict[str, object]]:
+    variant, players = draw(st.sampled_from(CASES))
+    return variant, players, draw(SEEDS), draw(SEEDS), options_for(variant, draw)
+
+
+@SETTINGS
+@given(game=games())
+def test_random_games_keep_the_geometry_sound(game):
+    variant, players, seed, choice_seed, options = game
+    r = Round.deal(variant, players=players, seed=seed, **options)
+    rng = random.Random(choice_seed)
+    history = [(r.placements, r.closed_ends, tuple(r.legal_moves))]
+    while not r.is_over:
+        closed = set(r.closed_ends)
+        ends = dict(r.ends)
+        move = rng.choice(list(r.legal_moves))
+        assert move.end not in closed  # G1: a closed end offers no placement
+        before = len(r.placements)
+        r.play(move)
+        assert closed <= set(r.closed_ends)  # G3: closed for the rest of the round
+        new = r.placements[before:]
+        if not move.is_lead:
+            assert new[0].first == ends[move.end]  # the first half shows the end's number
+        check_layout(r)
+        history.append((r.placements, r.closed_ends, tuple(r.legal_moves)))
+    if r.table is None:
+        assert r.closed_ends == ()  # G4
+    # the same moves give the same layout: a replay, msgpack, a copy, an observation
+    again = Round.from_msgpack(r.to_msgpack())
+    assert again.placements == r.placements and again.closed_ends == r.closed_ends
+    assert r.copy().placements == r.placements
+    for seat in range(players):
+        obs = r.observation(seat)
+        assert obs.placements == r.placements and obs.closed_ends == r.closed_ends
+        assert obs.table == r.table
+    # undo restores the geometry exactly, step by step
+    while r.moves:
+        history.pop()
+        r.undo()
+        assert (r.placements, r.closed_ends, tuple(r.legal_moves)) == history[-1]
+
+
+@SETTINGS
+@given(game=games())
+def test_replayed_moves_give_the_same_layout(game):
+    variant, players, seed, choice_seed, options = game
+    r = Round.deal(variant, players=players, seed=seed, **options)
+    rng = random.Random(choice_seed)
+    hands = [r.hand(s) for s in range(players)]
+    stock = r.stock
+    while not r.is_over:
+        r.play(rng.choice(list(r.legal_moves)))
+    replayed = Round.from_deal(
+        variant, hands, stock, leader=r.leader, lead_tile=r.lead_tile, moves=r.moves, **options
+    )
+    assert replayed.placements == r.placements
+    assert replayed.closed_ends == r.closed_ends
+    assert layout_geometry(variant, players, options, r.layout) == (r.placements, r.table)
+
+
+def test_the_lead_and_the_line():
+    r = Round.from_deal(
+        "multiplayer", [["6-4", "4-2", "1-0"], ["4-4", "3-3"]], leader=0, partial=True
+    )
+    r.play("6-4")
+    r.play("4-4@E")  # a double crosswise
+    r.play("4-2@E")
+    lead, double, tile = r.placements
+    assert (lead.x, lead.y, lead.angle, lead.first, lead.second) == (0, 0, 0, 6, 4)
+    assert (double.x, double.y, double.angle) == (3, 0, 90)
+    assert (tile.x, tile.y, tile.angle, tile.first, tile.second) == (6, 0, 0, 4, 2)
+    assert r.table == (-16, -10, 16, 10)  # 8 x 5 tile lengths, in quarter tiles
+
+
+def test_the_spinner_has_four_arms():
+    r = Round.from_deal(
+        "straight",
+        [["5-5", "5-1", "3-1", "0-0"], ["5-0", "5-3", "5-2", "6-6"]],
+        leader=0,
+        partial=True,
+    )
+    for move in ("5-5", "5-0@W", "5-1@E", "5-3@N", "3-1@N", "5-2@S"):
+        r.play(move)
+    spots = {str(p.move): (p.x, p.y, p.angle) for p in r.placements}
+    assert spots["5-5"] == (0, 0, 90)
+    assert spots["5-0@W"] == (-3, 0, 180)
+    assert spots["5-1@E"] == (3, 0, 0)
+    assert spots["5-3@N"] == (0, -4, 270)
+    assert spots["3-1@N"] == (0, -8, 270)
+    assert spots["5-2@S"] == (0, 4, 90)
+    assert r.table is None and r.closed_ends == ()
+
+
+def test_the_line_turns_at_the_table_edge():
+    # a 2 x 2 table (x and y from -4 to 4): the second tile east has no room straight on
+    r = Round.from_deal(
+        "multiplayer", [["6-4", "2-1"], ["4-2", "0-0"]], leader=0, partial=True,
+        table_width=2, table_height=2,
+    )  # fmt: skip
+    r.play("6-4")
+    r.play("4-2@E")
+    tile = r.placements[1]
+    # both turns have room; the free areas tie, so clockwise: south (y grows downward)
+    assert (tile.x, tile.y, tile.angle, tile.first) == (3, 1, 90, 4)
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        ["6-4@W"],  # no lead
+        ["6-4", "3-2@W"],  # does not match
+        ["6-4", "6-4@W"],  # twice
+        ["6-4", "draw"],  # not a placement
+        ["6-4", "5-4@N2"],  # no such end
+    ],
+)
+def test_a_layout_that_cannot_be_built_is_a_value_error(layout):
+    with pytest.raises(ValueError):
+        layout_geometry("multiplayer", 2, {}, layout)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    layout=st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 6), st.sampled_from(["", "@W", "@E"])),
+        max_size=30,
+    ),
+    width=st.integers(2, 6),
+)
+def test_any_layout_is_placed_soundly_or_refused(layout, width):
+    texts = [f"{a}-{b}{end if i else ''}" for i, (a, b, end) in enumerate(layout)]
+    options = {"table_width": width, "table_height": 2}
+    try:
+        placements, table = layout_geometry("multiplayer", 2, options, texts)
+    except ValueError:
+        return
+    boxes = [box(p) for p in placements]
+    assert not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[:i])
+    assert all(table[0] <= b[0] and b[2] <= table[2] for b in boxes)
+
+
+def test_options_out_of_range_are_refused():
+    for bad in ({"table_width": 1}, {"table_height": 57}, {"geometry": "round"}):
+        with pytest.raises(bones.OptionError):
+            Round.deal("multiplayer", **bad)
+
+
+def test_a_game_saved_before_the_bounded_table_stays_unbounded():
+    game = new_game("multiplayer", seed=3, geometry="unbounded")
+    doc = msgpack.unpackb(game.to_msgpack(), raw=False, strict_map_key=False)
+    old_round = msgpack.unpackb(doc["round"], raw=False, strict_map_key=False)
+    old_round[0] = 1  # round msgpack version 1, when no geometry option was written
+    old_round[4] = {}
+    doc["options"] = {}
+    doc["round"] = msgpack.packb(old_round, use_bin_type=True)
+    loaded = Game.from_msgpack(msgpack.packb(doc, use_bin_type=True))
+    assert loaded.round.options["geometry"] == "unbounded"
+    assert loaded.options == {"geometry": "unbounded"}
+
+
+def test_the_search_bot_sees_closed_ends():
+    # MP-11's position (tests/test_multiplayer.py): E is closed; the only legal move is W
+    hands = [["4-0", "5-2", "6-1", "4-3"], ["2-0", "6-5", "1-1"]]
+    r = Round.from_deal(
+        "multiplayer", hands, ["3-3", "5-5", "5-0"], leader=0, partial=True,
+        moves=["4-0", "2-0@E", "5-2@E", "6-5@E"], table_width=4, table_height=2,
+    )  # fmt: skip
+    obs = r.observation(0)
+    assert obs.closed_ends == ("E",)
+    bot = bones.make_bot("montecarlo")
+    assert str(bot.choose(obs, obs.legal_moves)) == "4-3@W"
