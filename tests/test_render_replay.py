@@ -79,7 +79,7 @@ def test_replay_bad_game_number(journal, tmp_path, capsys, argv, message):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--round", "9"], "--round 9: the game has rounds 1 to"),
+        (["--round", "999"], "--round 999: the game has rounds 1 to"),
         (["--round", "1", "--ply", "999"], "--ply 999: round 1 has plies 0 to"),
         (["--ply", "-1"], "--ply -1"),
     ],
