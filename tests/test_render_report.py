@@ -117,3 +117,13 @@ def test_report_without_matplotlib(journals, tmp_path, capsys, monkeypatch):
 def test_report_unwritable_output(journals, tmp_path, capsys):
     code, _, err = run(capsys, "report", journals[0], "--html", tmp_path / "no" / "x.html")
     assert code == 1 and "cannot write" in err
+
+
+def test_half_written_last_line_is_a_warning(journals, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(journals[0].read_bytes() + b'{"type": "game", "id": 99, "se')
+    out = tmp_path / "out.html"
+    code, _, err = run(capsys, "report", path, "--html", out)
+    assert code == 0, err
+    page = out.read_text()
+    assert "<section class='warnings'>" in page and "line" in page

@@ -177,6 +177,9 @@ def report_html(path: str | os.PathLike[str]) -> str:
             f"{decided}</p>"
         )
         sections.append(("SPRT", head + _llr_plot(series, sprt, plt)))
+    if summary["warnings"]:
+        notes = "".join(f"<li>{html.escape(w)}</li>" for w in summary["warnings"])
+        sections.insert(0, ("Warnings", f"<ul>{notes}</ul>"))
     config = summary["config"]
     title = f"bones match: {' vs '.join(config.get('bots') or [])}"
     body = "".join(
