@@ -443,6 +443,12 @@ def _match_parsers(sub: Any) -> None:
     p.add_argument(
         "--ply", type=int, metavar="K", help="with --svg: after K moves of the round (0: the deal)"
     )
+    p.add_argument(
+        "--seat",
+        type=int,
+        metavar="S",
+        help="with --svg: as seat S saw it (the other hands and the boneyard face down)",
+    )
 
 
 def _render_parsers(sub: Any) -> None:
@@ -456,6 +462,12 @@ def _render_parsers(sub: Any) -> None:
     p.add_argument("record", metavar="JOURNAL", help="a match journal or a game record file")
     p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
     p.add_argument("--html", required=True, metavar="FILE", help="the page to write")
+    p.add_argument(
+        "--seat",
+        type=int,
+        metavar="S",
+        help="as seat S saw it: the other hands and the boneyard face down",
+    )
 
     p = sub.add_parser(
         "report",
@@ -603,7 +615,7 @@ def _show_svg(record: dict[str, Any], args: argparse.Namespace, out: TextIO) -> 
     from .render.replay import replay_steps
     from .render.svg import render_frame
 
-    steps = replay_steps(record)
+    steps = replay_steps(record, args.seat)
     rounds = max(s.round for s in steps)
     number = rounds if args.round is None else args.round
     if not 1 <= number <= rounds:
@@ -621,8 +633,8 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from .match.journal import load_record
     from .match.journal import show as show_record
 
-    if (args.round is not None or args.ply is not None) and not args.svg:
-        raise UsageError("--round and --ply go with --svg FILE")
+    if (args.round is not None or args.ply is not None or args.seat is not None) and not args.svg:
+        raise UsageError("--round, --ply and --seat go with --svg FILE")
     record = load_record(args.record, args.game)
     if args.svg:
         return _show_svg(record, args, out)
@@ -639,7 +651,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from .render.replay import replay_html
 
     record = load_record(args.record, args.game)
-    _write(args.html, replay_html(record))
+    _write(args.html, replay_html(record, args.seat))
     print(f"{args.html}: replay of game {record.get('id', '?')}", file=out)
     return 0
 

@@ -93,7 +93,7 @@ def test_show_svg_bad_position(journal, tmp_path, capsys, argv, message):
 
 def test_round_without_svg_is_a_usage_error(journal, capsys):
     code, _, err = run(capsys, "show", journal, "--game", 0, "--round", 1)
-    assert code == 2 and "--round and --ply go with --svg FILE" in err
+    assert code == 2 and "--round, --ply and --seat go with --svg FILE" in err
 
 
 def test_missing_and_corrupt_journals(tmp_path, capsys):
@@ -144,3 +144,33 @@ def test_fuzzed_records_replay_or_fail_cleanly(journal, tmp_path, data):
         assert str(exc)
     else:
         assert html.startswith("<!DOCTYPE html>")
+
+
+def test_replay_as_one_seat_saw_it(journal, tmp_path, capsys):
+    record = load_record(journal, 1)
+    everything = replay_steps(record)
+    seen = replay_steps(record, seat=2)
+    assert [s.tiles for s in seen] == [s.tiles for s in everything]
+    for mine, full in zip(seen, everything, strict=True):
+        assert mine.frame.hands[2] == full.frame.hands[2]
+        assert mine.frame.hands[0] is None and mine.frame.hands[1] is None
+    out = tmp_path / "r.html"
+    code, _, err = run(capsys, "replay", journal, "--game", 1, "--seat", 2, "--html", out)
+    assert code == 0, err
+    page = out.read_text()
+    assert "as seat 2 saw it" in page
+    deal = everything[0].frame
+    hidden = {str(t) for s in (0, 1) for t in deal.hands[s]}
+    first_svg = page.split('"svg":"', 2)[1].split('"}', 1)[0]  # the deal, as seat 2 saw it
+    assert not any(f'data-tile=\\"{t}\\"' in first_svg for t in hidden)
+    assert all(f'data-tile=\\"{t}\\"' in first_svg for t in deal.hands[2])
+
+
+def test_bad_seat(journal, tmp_path, capsys):
+    code, _, err = run(
+        capsys, "replay", journal, "--game", 0, "--seat", 3, "--html", tmp_path / "r"
+    )
+    assert code == 2 and "seat 3: the game has seats 0 to 2" in err
+    argv = ["show", journal, "--game", 0, "--svg", tmp_path / "b.svg", "--seat", -1]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "seat -1" in err

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .svg import Frame, frame_of_round, pip_defs, render_frame
+from .svg import Frame, frame_of_observation, frame_of_round, pip_defs, render_frame
 
 __all__ = ["Step", "explain_events", "replay_html", "replay_steps"]
 
@@ -83,9 +83,10 @@ def _field(record: Mapping[str, Any], key: str) -> Any:
         raise JournalError(f"not a game record: missing field {key!r}") from None
 
 
-def replay_steps(record: Mapping[str, Any]) -> list[Step]:
+def replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Step]:
     """Every position of the recorded game ``record`` (a journal record), in order: each
-    round's deal, then the position after each of its moves."""
+    round's deal, then the position after each of its moves.  With ``seat`` the pictures
+    show what that seat saw (the other hands and the boneyard face down)."""
     from ..core.round import Round
     from ..game import new_game
     from ..match.journal import show
@@ -95,6 +96,16 @@ def replay_steps(record: Mapping[str, Any]) -> list[Step]:
     players = int(_field(record, "players"))
     seats = list(_field(record, "seats"))
     names = tuple(f"seat {s} ({seats[s]})" for s in range(players))
+    if seat is not None and not 0 <= seat < players:
+        from ..match.journal import JournalError
+
+        raise JournalError(f"seat {seat}: the game has seats 0 to {players - 1}")
+
+    def picture(rnd: Any, title: str) -> Frame:
+        if seat is None:
+            return frame_of_round(rnd, seats, title)
+        return frame_of_observation(rnd.observation(seat), seats)._replace(title=title)
+
     game = new_game(variant, players, int(_field(record, "seed")), **_field(record, "options"))
     rounds = list(_field(record, "rounds"))
     if not rounds:
@@ -109,21 +120,21 @@ def replay_steps(record: Mapping[str, Any]) -> list[Step]:
         title = f"{variant}, {players} players: game {record.get('id', '?')}, round {index + 1}"
         lines = [f"round {index + 1} dealt: {names[rnd.leader]} leads"]
         lines += explain_events(rnd.events, names, rnd.ends, rnd.closed_ends, rnd.stock_size)
-        steps.append(Step(index + 1, 0, tuple(lines), frame_of_round(rnd, seats, title)))
+        steps.append(Step(index + 1, 0, tuple(lines), picture(rnd, title)))
         for ply, move in enumerate(moves, 1):
             seen = len(rnd.events)
             stock = rnd.stock_size
-            seat = rnd.to_move
+            mover = rnd.to_move  # not None: show() checked that the round goes on
             rnd.play(move)
             new = rnd.events[seen:]
-            lines = explain_events(new, names, rnd.ends, rnd.closed_ends, stock)
-            if not new:
-                lines = [f"{names[seat if seat is not None else 0]} plays {move}"]
+            lines = explain_events(new, names, rnd.ends, rnd.closed_ends, stock) or [
+                f"{names[mover or 0]} plays {move}"
+            ]
             if rnd.result is not None:
                 r = rnd.result
                 won = ", ".join(f"side {w}" for w in r.winners) or "nobody"
                 lines.append(f"round over ({r.reason}): won by {won}; points {list(r.points)}")
-            steps.append(Step(index + 1, ply, tuple(lines), frame_of_round(rnd, seats, title)))
+            steps.append(Step(index + 1, ply, tuple(lines), picture(rnd, title)))
         if rnd.result is not None and not game.is_over and index < len(rounds) - 1:
             game.next_round()
     return steps
@@ -198,10 +209,11 @@ def _script_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
-def replay_html(record: Mapping[str, Any]) -> str:
+def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:
     """One self-contained HTML page (no network, no external file) that steps through the
-    recorded game with buttons and the arrow keys (Home/End: first/last step)."""
-    steps = replay_steps(record)
+    recorded game with buttons and the arrow keys (Home/End: first/last step); with
+    ``seat``, as that seat saw it."""
+    steps = replay_steps(record, seat)
     seats = ", ".join(f"seat {s}: {b}" for s, b in enumerate(record["seats"]))
     final = record.get("scores")
     summary = f"{seats}. Final scores: {'-'.join(map(str, final)) if final else '-'}."
@@ -216,6 +228,8 @@ def replay_html(record: Mapping[str, Any]) -> str:
         for s in steps
     ]
     title = f"bones replay: game {record.get('id', '?')}, {record['variant']}"
+    if seat is not None:
+        title += f", as seat {seat} saw it"
     return _PAGE.format(
         title=html.escape(title),
         summary=html.escape(summary),
