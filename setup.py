@@ -53,6 +53,7 @@ setup(
         "bones.match",
         "bones.protocol",
         "bones.envs",
+        "bones.render",
     ],
     package_dir={"bones": "src"},
     package_data={"bones.core": ["*.pxd", "*.pyi", "*.h"], "bones": ["py.typed"]},

@@ -1,5 +1,6 @@
-"""The ``bones`` command line: ``bones match``, ``bones show``, ``bones variants``,
-``bones bots``, ``bones plugins``, ``bones bench``.
+"""The ``bones`` command line: ``bones match``, ``bones show``, ``bones replay``,
+``bones report``, ``bones play``, ``bones variants``, ``bones bots``, ``bones plugins``,
+``bones bench``.
 
 Usage errors print one line ``bones: error: ...`` naming what is allowed and exit with 2.
 """
@@ -100,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-python", action="store_true", help="skip the Python-driven loop")
     p.add_argument("--json", action="store_true", help="print JSON")
     _match_parsers(sub)
+    _render_parsers(sub)
     return parser
 
 
@@ -458,6 +460,75 @@ def _match_parsers(sub: Any) -> None:
     p.add_argument("record", metavar="RECORD", help="a match journal or a game record file")
     p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
     p.add_argument("--json", action="store_true", help="print the record itself as JSON")
+    p.add_argument(
+        "--svg",
+        metavar="FILE",
+        help="draw a position of the game as SVG into FILE (default: the end of the last "
+        "round; see --round and --ply)",
+    )
+    p.add_argument("--round", type=int, metavar="R", help="with --svg: round R (1-based)")
+    p.add_argument(
+        "--ply", type=int, metavar="K", help="with --svg: after K moves of the round (0: the deal)"
+    )
+    p.add_argument(
+        "--seat",
+        type=int,
+        metavar="S",
+        help="with --svg: as seat S saw it (the other hands and the boneyard face down)",
+    )
+
+
+def _render_parsers(sub: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="write an HTML page that steps through a recorded game",
+        description="Write one self-contained HTML page (no network) that steps through a "
+        "game of a match journal with buttons and the arrow keys: the board after each "
+        "move, the count, the scores, and every draw and pass explained. See docs/render.md.",
+    )
+    p.add_argument("record", metavar="JOURNAL", help="a match journal or a game record file")
+    p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
+    p.add_argument("--html", required=True, metavar="FILE", help="the page to write")
+    p.add_argument(
+        "--seat",
+        type=int,
+        metavar="S",
+        help="as seat S saw it: the other hands and the boneyard face down",
+    )
+
+    p = sub.add_parser(
+        "report",
+        help="write an HTML report of a match: table, scores with intervals, SPRT",
+        description="Write one self-contained HTML page reporting the match of a journal: "
+        "the match table, each bot's score with its 95%% interval, the scores over the "
+        "games and the SPRT's log-likelihood ratio against its bounds. Needs matplotlib "
+        "(pip install 'bones[plot]').",
+    )
+    p.add_argument("journal", metavar="JOURNAL", help="a match journal")
+    p.add_argument("--html", required=True, metavar="FILE", help="the page to write")
+
+    p = sub.add_parser(
+        "play",
+        help="play a game against bots in the terminal",
+        description="Play a game in the terminal: 'human' seats are typed at the keyboard, "
+        "the others are bots. Ctrl-C (or q) saves the game; --resume FILE continues it.",
+    )
+    p.add_argument("--variant", metavar="V", help="variant (default straight)")
+    p.add_argument("--players", type=int, metavar="N", help="players (default: the seats)")
+    p.add_argument(
+        "--seats",
+        metavar="SPECS",
+        help="one spec per seat, comma separated: human or a bot spec "
+        "(default human,greedy); a bot's options: NAME:KEY=VALUE",
+    )
+    _add_option_argument(p)
+    p.add_argument("--seed", type=int, metavar="S", help="game seed (default: a random one)")
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="where Ctrl-C saves the game (default: the --resume file, else bones-play.game)",
+    )
+    p.add_argument("--resume", metavar="FILE", help="continue the game saved in FILE")
 
 
 _SPRT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^,:]*(,[A-Za-z_][A-Za-z0-9_]*=[^,:]*)*,?")
@@ -574,17 +645,90 @@ def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
     return 130 if summary.get("interrupted") else 0
 
 
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise BonesError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _show_svg(record: dict[str, Any], args: argparse.Namespace, out: TextIO) -> int:
+    from .render.replay import replay_steps
+    from .render.svg import render_frame
+
+    steps = replay_steps(record, args.seat)
+    rounds = max(s.round for s in steps)
+    number = rounds if args.round is None else args.round
+    if not 1 <= number <= rounds:
+        raise UsageError(f"--round {number}: the game has rounds 1 to {rounds}")
+    plies = [s for s in steps if s.round == number]
+    ply = len(plies) - 1 if args.ply is None else args.ply
+    if not 0 <= ply < len(plies):
+        raise UsageError(f"--ply {ply}: round {number} has plies 0 to {len(plies) - 1}")
+    _write(args.svg, render_frame(plies[ply].frame))
+    print(f"{args.svg}: round {number} after {ply} moves, {plies[ply].tiles} tiles", file=out)
+    return 0
+
+
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from .match.journal import load_record
     from .match.journal import show as show_record
 
+    if (args.round is not None or args.ply is not None or args.seat is not None) and not args.svg:
+        raise UsageError("--round, --ply and --seat go with --svg FILE")
     record = load_record(args.record, args.game)
+    if args.svg:
+        return _show_svg(record, args, out)
     if args.json:
         json.dump(record, out, indent=2)
         print(file=out)
         return 0
     show_record(record, out)
     return 0
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.journal import load_record
+    from .render.replay import replay_html
+
+    record = load_record(args.record, args.game)
+    _write(args.html, replay_html(record, args.seat))
+    print(f"{args.html}: replay of game {record.get('id', '?')}", file=out)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from .render.report import report_html
+
+    _write(args.html, report_html(args.journal))
+    print(f"{args.html}: report of {args.journal}", file=out)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    from .render.play import load_game, play_game
+
+    if args.resume:
+        if args.variant or args.players or args.seats or args.option or args.seed is not None:
+            raise UsageError("--resume FILE continues a saved game: give no other game option")
+        game, seats = load_game(args.resume)
+    else:
+        import secrets
+
+        from .game import new_game
+
+        seats = [s.strip() for s in (args.seats or "human,greedy").split(",")]
+        if not all(seats):
+            raise UsageError(f"--seats: an empty seat in {args.seats!r}")
+        players = args.players or len(seats)
+        if players != len(seats):
+            raise UsageError(f"--players {players} but {len(seats)} seats in --seats")
+        seed = secrets.randbelow(1 << 31) if args.seed is None else args.seed
+        game = new_game(args.variant or "straight", players, seed, **parse_options(args.option))
+        print(f"bones play: {game.variant}, {players} players, seed {seed}", file=out)
+    save = args.save or args.resume or "bones-play.game"
+    return play_game(game, seats, save_path=save, out=out)
 
 
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
@@ -600,6 +744,9 @@ COMMANDS = {
     "bench": cmd_bench,
     "match": cmd_match,
     "show": cmd_show,
+    "replay": cmd_replay,
+    "report": cmd_report,
+    "play": cmd_play,
     "serve-bot": cmd_serve_bot,
 }
 

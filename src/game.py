@@ -571,6 +571,12 @@ class Game:
 
     # -- progress -----------------------------------------------------------------------
 
+    def _repr_svg_(self) -> str:
+        """The current round and the game scores as SVG (for notebooks; bones.render)."""
+        from .render.svg import svg_of
+
+        return svg_of(self)
+
     def next_round(self) -> Round | None:
         """Record the finished round; deal and return the next one (``None`` once the
         game is over).  ``ValueError`` while the round is still being played or after the

@@ -139,6 +139,12 @@ class Observation(SeatView):
             self._geometry = geometry
             return geometry
 
+    def _repr_svg_(self) -> str:
+        """The position as this seat sees it, as SVG (for notebooks; bones.render)."""
+        from .render.svg import svg_of
+
+        return svg_of(self)
+
     def points_after(self, move: Move | str) -> int:
         """The points ``move`` would score for this seat's side now (the All Fives count
         rule, or the variant's move_scorer; 0 where moves do not score).  Computed from

@@ -125,7 +125,7 @@ def test_plugins_shows_broken(capsys, fresh_registry):
         (["bench", "--seconds", "0"], "--seconds must be > 0; got 0.0"),
         (["bench", "--players", "two"], "argument --players: invalid int value: 'two'"),
         (["bench", "--frobnicate"], "unrecognized arguments: --frobnicate"),
-        (["play"], "argument COMMAND: invalid choice: 'play'"),
+        (["dance"], "argument COMMAND: invalid choice: 'dance'"),
     ],
 )
 def test_usage_errors(capsys, argv, message):

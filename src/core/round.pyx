@@ -984,6 +984,12 @@ cdef class Round:
 
         return draw_round(self)
 
+    def _repr_svg_(self):
+        """The position as SVG, for notebooks (every hand face up; bones.render)."""
+        from bones.render.svg import svg_of
+
+        return svg_of(self)
+
 
 def pre_geometry_options(str variant not None, dict options not None):
     """The options of a round saved before the bounded table (round msgpack versions 1 and

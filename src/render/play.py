@@ -1,0 +1,242 @@
+"""``bones play``: a game against bots in the terminal.
+
+The human seats see what their observation holds (their hand, the board drawn from the
+placements, the open and closed ends, the hand sizes, the boneyard's size and the
+scores), choose among their numbered legal moves, and read one line for every move,
+draw and pass of the others, saying why.  Ctrl-C (or end of input) saves the game to a
+file that ``bones play --resume FILE`` continues.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import msgpack
+
+from ..errors import BonesError
+from ..records import unpack_message
+from .replay import explain_events
+from .terminal import board_text
+
+__all__ = ["HUMAN", "PlayError", "load_game", "play_game", "save_game"]
+
+#: The seat spec of a person at the keyboard.
+HUMAN = "human"
+SAVE_SCHEMA = "bones.play"
+SAVE_VERSION = 1
+
+
+class PlayError(BonesError):
+    """A saved game that cannot be resumed, or seats that cannot play."""
+
+
+def save_game(path: str, game: Any, seats: Sequence[str]) -> None:
+    """Write ``game`` and its ``seats`` to ``path`` (a new file then a rename: a save
+    interrupted half-way never replaces the previous one)."""
+    data = msgpack.packb(
+        {
+            "schema": SAVE_SCHEMA,
+            "version": SAVE_VERSION,
+            "seats": list(seats),
+            "game": game.to_msgpack(),
+        },
+        use_bin_type=True,
+    )
+    tmp = f"{path}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def load_game(path: str) -> tuple[Any, list[str]]:
+    """The game and seats that :func:`save_game` wrote; :class:`PlayError` saying what is
+    wrong for a missing, truncated or foreign file."""
+    from ..game import Game
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(32 << 20)
+    except OSError as exc:
+        raise PlayError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        doc = unpack_message(
+            data, "not a saved bones game", max_depth=2, max_bin_len=16 << 20, max_str_len=4096
+        )
+    except ValueError as exc:
+        raise PlayError(f"{path}: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SAVE_SCHEMA:
+        raise PlayError(f"{path}: not a saved bones game (no {SAVE_SCHEMA!r} schema)")
+    if doc.get("version") != SAVE_VERSION:
+        raise PlayError(f"{path}: saved game version {doc.get('version')!r}, not {SAVE_VERSION}")
+    seats = doc.get("seats")
+    raw = doc.get("game")
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise PlayError(f"{path}: the seats must be a list of bot specs")
+    if not isinstance(raw, bytes):
+        raise PlayError(f"{path}: the game is missing")
+    try:
+        game = Game.from_msgpack(raw)
+    except ValueError as exc:
+        raise PlayError(f"{path}: {exc}") from None
+    if len(seats) != game.players:
+        raise PlayError(f"{path}: {len(seats)} seats for a game of {game.players} players")
+    return game, seats
+
+
+class _Table:
+    """The bots, the names and the output of one session."""
+
+    def __init__(self, game: Any, seats: Sequence[str], out: TextIO) -> None:
+        from ..bot import make_bot
+        from ..match.runner import bot_seed, new_secret
+
+        secret = new_secret()  # the bots' seeds tell them nothing about the deal
+        self.game = game
+        self.seats = list(seats)
+        self.out = out
+        self.names = [
+            f"seat {s} (you)" if spec == HUMAN else f"seat {s} ({spec})"
+            for s, spec in enumerate(seats)
+        ]
+        self.bots: dict[int, Any] = {}
+        for seat, spec in enumerate(seats):
+            if spec != HUMAN:
+                try:
+                    self.bots[seat] = make_bot(spec, seed=bot_seed(game.seed, seat, secret))
+                except (ValueError, BonesError) as exc:
+                    raise PlayError(f"seat {seat}: {exc}") from None
+        for seat, bot in self.bots.items():
+            bot.start_game(seat, game.variant, game.players, dict(game.options))
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def tell(self, events: Sequence[Any], stock: int) -> None:
+        """Explain ``events`` to the player and hand them to the bots."""
+        rnd = self.game.round
+        for line in explain_events(events, self.names, rnd.ends, rnd.closed_ends, stock):
+            self.say(f"  {line}")
+        for event in events:
+            for bot in self.bots.values():
+                bot.observe(event)
+
+    def scores(self) -> str:
+        rnd = self.game.round
+        parts = []
+        for side, members in enumerate(rnd.sides):
+            parts.append(f"{' + '.join(self.names[s] for s in members)}: {rnd.scores[side]}")
+        return "scores: " + ", ".join(parts)
+
+
+def _describe(obs: Any, move: Any) -> str:
+    points = obs.points_after(move)
+    return f"{move}" + (f"  (scores {points})" if points else "")
+
+
+def _ask_human(table: _Table, seat: int, ask: Callable[[str], str]) -> Any:
+    """Show seat ``seat`` its view and read a move number until one is valid."""
+    obs = table.game.round.observation(seat)
+    say = table.say
+    say()
+    say(board_text(obs.placements, obs.closed_ends))
+    ends = ", ".join(f"{n}={v}" for n, v in obs.ends if n not in obs.closed_ends) or "none"
+    say(f"open ends: {ends}   count {obs.count}   boneyard {obs.stock_size}")
+    say(table.scores())
+    others = ", ".join(
+        f"{table.names[s]} {obs.hand_sizes[s]} tiles" for s in range(obs.players) if s != seat
+    )
+    say(f"hands: {others}")
+    say(f"your hand ({table.names[seat]}): {' '.join(str(t) for t in obs.hand)}")
+    legal = list(obs.legal_moves)
+    say("your moves:")
+    for i, move in enumerate(legal, 1):
+        say(f"  {i}) {_describe(obs, move)}")
+    while True:
+        text = ask(f"move [1-{len(legal)}], or q to save and quit: ").strip()
+        if text.lower() in ("q", "quit"):
+            raise KeyboardInterrupt
+        if text.isdigit() and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        matches = [m for m in legal if str(m) == text]
+        if matches:
+            return matches[0]
+        say(f"{text!r} is not one of your moves: type a number from 1 to {len(legal)}")
+
+
+def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
+    from ..bot import BotError
+
+    game = table.game
+    rnd = game.round
+    table.say()
+    table.say(
+        f"== {game.variant}, round {game.round_index + 1}: {table.names[rnd.leader]} leads; "
+        f"{table.scores()}"
+    )
+    for seat, bot in table.bots.items():
+        bot.start_round(rnd.observation(seat))
+    table.tell(rnd.events, rnd.stock_size + sum(e.count for e in rnd.events if e.kind == "draw"))
+    while not rnd.is_over:
+        seat = rnd.to_move
+        if seat in table.bots:
+            obs = rnd.observation(seat)
+            move = table.bots[seat].choose(obs, obs.legal_moves)
+            if move not in obs.legal_moves:
+                raise BotError(seat, f"choose() returned {move!r}, which is not legal")
+        else:
+            move = _ask_human(table, seat, ask)
+        seen = len(rnd.events)
+        stock = rnd.stock_size
+        rnd.play(move)
+        table.tell(rnd.events[seen:], stock)
+    result = rnd.result
+    for seat, bot in table.bots.items():
+        bot.end_round(result, rnd.observation(seat))
+    table.say()
+    table.say(board_text(rnd.placements, rnd.closed_ends))
+    won = "; ".join(" + ".join(table.names[s] for s in rnd.sides[w]) for w in result.winners)
+    table.say(
+        f"round over ({result.reason}): won by {won or 'nobody'}, points {list(result.points)}"
+    )
+    for seat in range(rnd.players):
+        left = " ".join(str(t) for t in rnd.hand(seat)) or "-"
+        table.say(f"  {table.names[seat]} holds {left}")
+
+
+def play_game(
+    game: Any,
+    seats: Sequence[str],
+    *,
+    save_path: str,
+    ask: Callable[[str], str] = input,
+    out: TextIO = sys.stdout,
+) -> int:
+    """Play ``game`` to its end with a person at each ``"human"`` seat and the bot of each
+    other spec; returns 0 when the game is over, 130 when it was saved to ``save_path``
+    (Ctrl-C, end of input or ``q``)."""
+    if len(seats) != game.players:
+        raise PlayError(f"{len(seats)} seats for a game of {game.players} players")
+    table = _Table(game, seats, out)
+    try:
+        while not game.is_over:
+            if not game.round.is_over:
+                _play_round(table, ask)
+            if game.next_round() is None:
+                break
+            table.say(f"game scores: {'-'.join(map(str, game.scores))}")
+    except (KeyboardInterrupt, EOFError):
+        save_game(save_path, game, seats)
+        table.say()
+        table.say(f"game saved to {save_path}; continue it with: bones play --resume {save_path}")
+        return 130
+    for bot in table.bots.values():
+        bot.end_game(game.scores, game.winners)
+    names = "; ".join(" + ".join(table.names[s] for s in game.sides[w]) for w in game.winners)
+    table.say()
+    table.say(f"game over: final scores {'-'.join(map(str, game.scores))}; won by {names}")
+    return 0

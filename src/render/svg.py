@@ -1,0 +1,428 @@
+"""Boards, hands and whole positions as SVG, drawn from the public placements API.
+
+A tile's position comes from :class:`bones.Placement` (``Round.placements``,
+``Observation.placements``): grid units of a quarter tile length, ``(x, y)`` the tile's
+centre with y pointing down, ``angle`` the direction from the ``first`` half to the
+``second``.  Nothing here reads the core's internals, so a picture shows exactly what the
+rules decided.  The output is deterministic (same position, same bytes) and valid XML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
+from xml.sax.saxutils import escape, quoteattr
+
+__all__ = [
+    "UNIT",
+    "Frame",
+    "board_group",
+    "frame_of_game",
+    "frame_of_observation",
+    "frame_of_round",
+    "pip_defs",
+    "render_frame",
+    "spinner_indices",
+    "svg_of",
+]
+
+#: Pixels per grid unit (a tile is 4 units long and 2 wide).
+UNIT = 10
+_HAND_UNIT = 7  # hands and the boneyard are drawn smaller than the board
+_MARGIN = 12
+_LINE = 18  # height of a line of text
+_FONT = "font-family='DejaVu Sans, Verdana, sans-serif'"
+_PIPS = {  # pip centres in a half, in quarters of the half's side, from its centre
+    0: (),
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)),
+}
+_STEP = {0: (1, 0), 90: (0, 1), 180: (-1, 0), 270: (0, -1)}  # angle -> unit step first->second
+
+
+class PlacementLike(Protocol):
+    """What the renderer reads of a placement (``bones.Placement`` has these fields)."""
+
+    @property
+    def move(self) -> Any: ...
+    @property
+    def tile(self) -> Any: ...
+    @property
+    def x(self) -> int: ...
+    @property
+    def y(self) -> int: ...
+    @property
+    def angle(self) -> int: ...
+    @property
+    def first(self) -> int: ...
+    @property
+    def second(self) -> int: ...
+
+
+class Frame(NamedTuple):
+    """Everything one picture shows.  ``hands``: per seat, its tiles, or ``None`` when the
+    viewer may not see them (drawn face down, ``hand_sizes`` of them)."""
+
+    title: str
+    lines: tuple[str, ...]  # status lines under the title (count, scores, ...)
+    placements: tuple[Any, ...]
+    table: tuple[int, int, int, int] | None
+    closed_ends: tuple[str, ...]
+    spinners: frozenset[int]  # indices into placements
+    hands: tuple[tuple[Any, ...] | None, ...]
+    hand_sizes: tuple[int, ...]
+    seat_names: tuple[str, ...]
+    to_move: int | None
+    stock_size: int
+
+
+# ---------------------------------------------------------------------------------------
+# Reading positions
+
+
+def spinner_indices(placements: Sequence[PlacementLike], options: Mapping[str, Any]) -> frozenset:
+    """The placements that are spinners under the variant's ``spinner_rule`` option: the
+    first double played (``first_double``), every double (``all_doubles``) or none."""
+    rule = options.get("spinner_rule", "none")
+    doubles = [i for i, p in enumerate(placements) if p.tile.is_double]
+    if rule == "first_double":
+        return frozenset(doubles[:1])
+    if rule == "all_doubles":
+        return frozenset(doubles)
+    return frozenset()
+
+
+def _sides_text(sides: Sequence[Sequence[int]], scores: Sequence[int], names: Sequence[str]) -> str:
+    parts = []
+    for side, seats in enumerate(sides):
+        who = "+".join(names[s] for s in seats)
+        parts.append(f"{who} {scores[side]}")
+    return "scores: " + ", ".join(parts)
+
+
+def _seat_names(players: int, names: Sequence[str] | None) -> tuple[str, ...]:
+    if names is None:
+        return tuple(f"seat {s}" for s in range(players))
+    if len(names) != players:
+        raise ValueError(f"seat names: {players} expected, got {len(names)}")
+    return tuple(f"seat {s} ({n})" for s, n in enumerate(names))
+
+
+def _status(
+    count: int, stock: int, to_move: int | None, names: Sequence[str], closed: Sequence[str]
+) -> str:
+    turn = "round over" if to_move is None else f"{names[to_move]} to move"
+    ends = f", closed ends: {', '.join(closed)}" if closed else ""
+    return f"count {count}, boneyard {stock}, {turn}{ends}"
+
+
+def frame_of_round(rnd: Any, names: Sequence[str] | None = None, title: str = "") -> Frame:
+    """The picture of a :class:`bones.Round`: every hand face up."""
+    seat_names = _seat_names(rnd.players, names)
+    placements = tuple(rnd.placements)
+    lines = [
+        _status(rnd.count, rnd.stock_size, rnd.to_move, seat_names, rnd.closed_ends),
+        _sides_text(rnd.sides, rnd.scores, seat_names),
+    ]
+    if rnd.result is not None:
+        r = rnd.result
+        won = ", ".join("+".join(seat_names[s] for s in rnd.sides[w]) for w in r.winners)
+        lines.append(f"round over ({r.reason}): won by {won or 'nobody'}, points {list(r.points)}")
+    return Frame(
+        title or f"{rnd.variant}, {rnd.players} players",
+        tuple(lines),
+        placements,
+        rnd.table,
+        tuple(rnd.closed_ends),
+        spinner_indices(placements, rnd.options),
+        tuple(rnd.hand(s) for s in range(rnd.players)),
+        tuple(rnd.hand_sizes),
+        seat_names,
+        rnd.to_move,
+        rnd.stock_size,
+    )
+
+
+def frame_of_observation(obs: Any, names: Sequence[str] | None = None) -> Frame:
+    """The picture of an :class:`bones.Observation`: its own hand face up, the others face
+    down (an observation holds nothing more)."""
+    seat_names = _seat_names(obs.players, names)
+    placements = tuple(obs.placements)
+    from ..core.rules import compile_rules
+
+    sides = compile_rules(obs.variant, obs.players, obs.options).sides
+    return Frame(
+        f"{obs.variant}, {obs.players} players, as {seat_names[obs.seat]} sees it",
+        (
+            _status(obs.count, obs.stock_size, obs.to_move, seat_names, obs.closed_ends),
+            _sides_text(sides, obs.scores, seat_names),
+        ),
+        placements,
+        obs.table,
+        tuple(obs.closed_ends),
+        spinner_indices(placements, obs.options),
+        tuple(tuple(obs.hand) if s == obs.seat else None for s in range(obs.players)),
+        tuple(obs.hand_sizes),
+        seat_names,
+        obs.to_move,
+        obs.stock_size,
+    )
+
+
+def frame_of_game(game: Any, names: Sequence[str] | None = None) -> Frame:
+    """The picture of a :class:`bones.Game`: its current round, with the game scores."""
+    frame = frame_of_round(game.round, names)
+    state = "over" if game.is_over else f"round {game.round_index + 1}"
+    scores = "-".join(map(str, game.scores))
+    title = f"{game.variant}, {game.players} players: game {state}, game scores {scores}"
+    return frame._replace(title=title)
+
+
+# ---------------------------------------------------------------------------------------
+# Drawing
+
+
+def _n(value: float) -> str:
+    """A coordinate as short, stable text."""
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def pip_defs() -> str:
+    """``<defs>`` with one symbol per pip number (``bones-pips-0`` ... ``bones-pips-6``),
+    in a 20 x 20 box centred on 0; every half of every tile uses them."""
+    parts = ["<defs>"]
+    for n, spots in _PIPS.items():
+        circles = "".join(
+            f"<circle cx='{_n(dx * 5.2)}' cy='{_n(dy * 5.2)}' r='2.1'/>" for dx, dy in spots
+        )
+        parts.append(f"<symbol id='bones-pips-{n}' overflow='visible'>{circles}</symbol>")
+    parts.append("</defs>")
+    return "".join(parts)
+
+
+def _half(cx: float, cy: float, pips: int, scale: float, along_row: bool) -> str:
+    # the symbols stand upright; a tile along a row shows its sixes as rows of three
+    turn = " rotate(90)" if along_row else ""
+    return (
+        f"<use href='#bones-pips-{pips}' transform='translate({_n(cx)} {_n(cy)}) "
+        f"scale({_n(scale)}){turn}'/>"
+    )
+
+
+def _tile(
+    cx: float,
+    cy: float,
+    angle: int,
+    first: int,
+    second: int,
+    unit: float,
+    *,
+    cls: str = "tile",
+    label: str = "",
+    face_up: bool = True,
+) -> str:
+    """One tile centred at pixel ``(cx, cy)``, its ``first`` half away from ``angle``."""
+    dx, dy = _STEP[angle]
+    w, h = (4 * unit, 2 * unit) if dx else (2 * unit, 4 * unit)
+    attrs = f"class='{cls}'"
+    if label:
+        attrs += f" data-tile={quoteattr(label)}"
+    body = (
+        f"<rect x='{_n(cx - w / 2)}' y='{_n(cy - h / 2)}' width='{_n(w)}' height='{_n(h)}' "
+        f"rx='{_n(unit / 3)}' fill='{'#fffdf4' if face_up else '#2f5d50'}' stroke='#222' "
+        f"stroke-width='1'/>"
+    )
+    if face_up:
+        if dx:
+            body += (
+                f"<line x1='{_n(cx)}' y1='{_n(cy - h / 2 + 2)}' x2='{_n(cx)}' "
+                f"y2='{_n(cy + h / 2 - 2)}' stroke='#222'/>"
+            )
+        else:
+            body += (
+                f"<line x1='{_n(cx - w / 2 + 2)}' y1='{_n(cy)}' x2='{_n(cx + w / 2 - 2)}' "
+                f"y2='{_n(cy)}' stroke='#222'/>"
+            )
+        scale = unit / UNIT
+        body += _half(cx - dx * unit, cy - dy * unit, first, scale, bool(dx))
+        body += _half(cx + dx * unit, cy + dy * unit, second, scale, bool(dx))
+    return f"<g {attrs}>{body}</g>"
+
+
+def _end_of(placement: PlacementLike) -> str | None:
+    """The end a placement was laid on (``None`` for the lead)."""
+    move = placement.move
+    if move.tile2 is not None and placement.tile == move.tile2:
+        return move.end2
+    return move.end
+
+
+def _extremity(
+    placements: Sequence[PlacementLike], end: str, spinners: Sequence[int]
+) -> int | None:
+    """The index of the tile at the open end ``end``: the last one laid on it, else the
+    tile the end starts from (the lead for W/E, the k-th spinner for Nk/Sk)."""
+    for i in range(len(placements) - 1, -1, -1):
+        if _end_of(placements[i]) == end:
+            return i
+    if not placements:
+        return None
+    if end in ("W", "E"):
+        return 0
+    k = int(end[1:] or 1) - 1
+    order = sorted(spinners)
+    return order[k] if k < len(order) else None
+
+
+def board_bounds(frame: Frame) -> tuple[int, int, int, int]:
+    """The grid box drawn: the table when it is bounded, else the tiles with a margin."""
+    if frame.table is not None:
+        return frame.table
+    if not frame.placements:
+        return (-8, -4, 8, 4)
+    xs = [p.x for p in frame.placements]
+    ys = [p.y for p in frame.placements]
+    return (min(xs) - 4, min(ys) - 4, max(xs) + 4, max(ys) + 4)
+
+
+def board_group(frame: Frame, left: float, top: float) -> tuple[str, float, float]:
+    """The board (``<g class='board'>``, one ``<g class='tile'>`` per tile) with its
+    box's top-left corner at pixel ``(left, top)``; returns it with its width and height."""
+    x0, y0, x1, y1 = board_bounds(frame)
+    width = (x1 - x0) * UNIT
+    height = (y1 - y0) * UNIT
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return left + (x - x0) * UNIT, top + (y - y0) * UNIT
+
+    parts = [
+        f"<g class='board'><rect class='table' x='{_n(left)}' y='{_n(top)}' "
+        f"width='{_n(width)}' height='{_n(height)}' fill='#2e7d4f' "
+        f"stroke='{'#5a3b1a' if frame.table is not None else 'none'}' stroke-width='4'/>"
+    ]
+    if not frame.placements:
+        cx, cy = px((x0 + x1) / 2, (y0 + y1) / 2)
+        parts.append(
+            f"<text x='{_n(cx)}' y='{_n(cy + 4)}' text-anchor='middle' fill='#e8f5e9' "
+            f"font-size='12' {_FONT}>no tile on the table</text>"
+        )
+    for i, p in enumerate(frame.placements):
+        cx, cy = px(p.x, p.y)
+        cls = "tile spinner" if i in frame.spinners else "tile"
+        parts.append(_tile(cx, cy, p.angle, p.first, p.second, UNIT, cls=cls, label=str(p.tile)))
+        if i in frame.spinners:
+            parts.append(
+                f"<circle class='spinner-mark' cx='{_n(cx)}' cy='{_n(cy)}' r='{_n(UNIT / 2.5)}' "
+                f"fill='#d4a017' stroke='#222' stroke-width='0.5'/>"
+            )
+    for end in frame.closed_ends:
+        at = _extremity(frame.placements, end, sorted(frame.spinners))
+        if at is None:
+            continue
+        p = frame.placements[at]
+        dx, dy = (0, 0) if p.tile.is_double else _STEP[p.angle]  # a double: its centre
+        cx, cy = px(p.x + dx, p.y + dy)  # the open half: the second one
+        r = UNIT * 0.85
+        arm = r * 0.5
+        parts.append(
+            f"<g class='closed-end' data-end={quoteattr(end)}><title>{escape(end)} closed"
+            f"</title><circle cx='{_n(cx)}' cy='{_n(cy)}' r='{_n(r)}' fill='#d32f2f' "
+            f"fill-opacity='0.85' stroke='#fff' stroke-width='1'/>"
+            f"<path d='M{_n(cx - arm)} {_n(cy - arm)}L{_n(cx + arm)} {_n(cy + arm)}"
+            f"M{_n(cx - arm)} {_n(cy + arm)}L{_n(cx + arm)} {_n(cy - arm)}' stroke='#fff' "
+            f"stroke-width='2'/></g>"
+        )
+    parts.append("</g>")
+    return "".join(parts), width, height
+
+
+def _hand_row(frame: Frame, seat: int, left: float, top: float) -> tuple[str, float]:
+    """One seat's hand: its label and its tiles, face up or face down; returns the SVG
+    and the row's width."""
+    u = _HAND_UNIT
+    marker = "\u25b6 " if frame.to_move == seat else ""
+    tiles = frame.hands[seat]
+    count = frame.hand_sizes[seat]
+    label = f"{marker}{frame.seat_names[seat]}: {count} tile{'s' if count != 1 else ''}"
+    if tiles is None:
+        label += " (face down)"
+    parts = [
+        f"<g class='hand' data-seat='{seat}' data-visible='{'no' if tiles is None else 'yes'}'>"
+        f"<text x='{_n(left)}' y='{_n(top + 12)}' font-size='12' {_FONT}>{escape(label)}</text>"
+    ]
+    y = top + _LINE + 2 * u
+    for k in range(count):
+        x = left + u + k * (2 * u + 4)
+        if tiles is None:
+            parts.append(_tile(x, y, 90, 0, 0, u, cls="hand-tile back", face_up=False))
+        else:
+            t = tiles[k]
+            parts.append(_tile(x, y, 90, t.high, t.low, u, cls="hand-tile", label=str(t)))
+    parts.append("</g>")
+    return "".join(parts), count * (2 * u + 4)
+
+
+_HAND_HEIGHT = _LINE + 4 * _HAND_UNIT + 8
+
+
+def render_frame(frame: Frame, *, defs: bool = True) -> str:
+    """The whole picture: title, status lines, board, every hand and the boneyard.
+    ``defs=False`` leaves out the pip symbols (a page that holds them once)."""
+    lines = (frame.title, *frame.lines)
+    top = _MARGIN + _LINE * len(lines) + 4
+    board, bw, bh = board_group(frame, _MARGIN, top)
+    y = top + bh + 10
+    rows = []
+    widest = bw
+    for seat in range(len(frame.hand_sizes)):
+        row, w = _hand_row(frame, seat, _MARGIN, y)
+        rows.append(row)
+        widest = max(widest, w)
+        y += _HAND_HEIGHT
+    stock = frame.stock_size
+    u = _HAND_UNIT
+    stock_parts = [
+        f"<g class='stock' data-size='{stock}'><text x='{_n(_MARGIN)}' y='{_n(y + 12)}' "
+        f"font-size='12' {_FONT}>boneyard: {stock} tile{'s' if stock != 1 else ''}</text>"
+    ]
+    for k in range(stock):
+        x = _MARGIN + u + k * (2 * u + 2)
+        stock_parts.append(
+            _tile(x, y + _LINE + 2 * u, 90, 0, 0, u, cls="stock-tile", face_up=False)
+        )
+    stock_parts.append("</g>")
+    text_width = max(len(line) for line in lines) * 7.2  # about 7 px a character at 12 px
+    widest = max(widest, stock * (2 * u + 2), text_width, 360)
+    y += _HAND_HEIGHT
+    width = widest + 2 * _MARGIN
+    height = y + _MARGIN
+    text = "".join(
+        f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
+        f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
+        f"{_FONT}>{escape(line)}</text>"
+        for i, line in enumerate(lines)
+    )
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position' "
+        f"width='{_n(width)}' height='{_n(height)}' viewBox='0 0 {_n(width)} {_n(height)}'>"
+        f"{pip_defs() if defs else ''}"
+        f"<rect width='100%' height='100%' fill='#f7f3ea'/>"
+        f"{text}{board}{''.join(rows)}{''.join(stock_parts)}</svg>"
+    )
+
+
+def svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
+    """The SVG of a :class:`bones.Round`, :class:`bones.Observation` or :class:`bones.Game`
+    (``names``: the seats' players, shown next to the seat numbers)."""
+    from ..game import Game
+    from ..observation import Observation
+
+    if isinstance(obj, Game):
+        return render_frame(frame_of_game(obj, names))
+    if isinstance(obj, Observation):
+        return render_frame(frame_of_observation(obj, names))
+    return render_frame(frame_of_round(obj, names))

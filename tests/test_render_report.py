@@ -1,0 +1,129 @@
+"""``bones report``: the match page, its plots and its errors."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from bones.cli import main
+
+pytest.importorskip("matplotlib", reason="the report's plots need the bones[plot] extra")
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def journals(tmp_path_factory):
+    """Two small matches: one with an SPRT, one round-robin of three bots without."""
+    root = tmp_path_factory.mktemp("journals")
+    sprt = root / "sprt.jsonl"
+    plain = root / "rr.jsonl"
+    base = ["--jobs", "1", "--progress", "never"]
+    argv = ["match", "greedy", "random", "--games", "8", "--sprt", "elo0=0", "elo1=50"]
+    assert main([*argv, "--journal", str(sprt), *base]) == 0
+    argv = ["match", "greedy", "random", "heaviest", "--format", "round-robin", "--games", "4"]
+    assert main([*argv, "--journal", str(plain), *base]) == 0
+    return sprt, plain
+
+
+def svgs(page: str) -> list[str]:
+    return re.findall(r"<svg[^>]*>.*?</svg>", page, flags=re.S)
+
+
+def test_report_with_sprt(journals, tmp_path, capsys):
+    capsys.readouterr()
+    out = tmp_path / "report.html"
+    code, text, err = run(capsys, "report", journals[0], "--html", out)
+    assert code == 0, err
+    page = out.read_text()
+    assert "<section class='the-match'>" in page and "greedy" in page and "random" in page
+    assert len(svgs(page)) == 3  # the scores, the scores over the games, the LLR
+    assert "H1 bound 2.94" in page and "H0 bound -2.94" in page
+    # self-contained: nothing to load (the only URLs are the SVG and XLink namespaces)
+    assert not re.search(r"\bsrc=|href=['\"]?(https?:|//)|url\((?!#)", page)
+    assert set(re.findall(r"https?://[^\s'\"]+", page)) <= {
+        "http://www.w3.org/2000/svg",
+        "http://www.w3.org/1999/xlink",
+    }
+    again = tmp_path / "again.html"
+    run(capsys, "report", journals[0], "--html", again)
+    assert again.read_text() == page  # deterministic
+
+
+def test_report_without_sprt_has_no_llr_plot(journals, tmp_path, capsys):
+    out = tmp_path / "report.html"
+    code, _, err = run(capsys, "report", journals[1], "--html", out)
+    assert code == 0, err
+    page = out.read_text()
+    assert len(svgs(page)) == 2
+    assert "SPRT" not in page
+    for bot in ("greedy", "random", "heaviest"):
+        assert bot in page
+
+
+def test_series_counts_every_game(journals):
+    from bones.match.report import summarize_journal
+    from bones.render.report import match_series
+
+    summary = summarize_journal(journals[1])
+    series = match_series(journals[1], summary)
+    assert series["games"] == list(range(1, summary["counted"] + 1))
+    for bot, running in zip(summary["bots"], series["running"], strict=True):
+        assert running[-1] == pytest.approx(bot["score"])
+    summary = summarize_journal(journals[0])
+    series = match_series(journals[0], summary)
+    assert series["llr"][-1] == (summary["sprt"]["units"], pytest.approx(summary["sprt"]["llr"]))
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "cannot read"),
+        (b"", "not a match journal"),
+        (b"\x00\xff garbage\n", "not a match journal"),
+        (b'{"type": "match", "version": 1, "config": {"bots": ["a", "b"]}}\n', "no 'variant'"),
+        ("header", "no finished game"),
+        ("cut", "line 2"),
+    ],
+)
+def test_report_bad_journal(journals, tmp_path, capsys, content, message):
+    path = tmp_path / "j.jsonl"
+    lines = journals[0].read_bytes().splitlines(keepends=True)
+    if content == "header":
+        content = lines[0]
+    elif content == "cut":  # a damaged line before the end is not silently skipped
+        content = lines[0] + lines[1][:40] + b"\n" + lines[2]
+    if content is not None:
+        path.write_bytes(content)
+    out = tmp_path / "out.html"
+    code, _, err = run(capsys, "report", path, "--html", out)
+    assert code == 2
+    assert err.startswith("bones: error: ") and message in err, err
+    assert not out.exists()
+
+
+def test_report_without_matplotlib(journals, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code, _, err = run(capsys, "report", journals[0], "--html", tmp_path / "x.html")
+    assert code == 1 and "pip install 'bones[plot]'" in err
+
+
+def test_report_unwritable_output(journals, tmp_path, capsys):
+    code, _, err = run(capsys, "report", journals[0], "--html", tmp_path / "no" / "x.html")
+    assert code == 1 and "cannot write" in err
+
+
+def test_half_written_last_line_is_a_warning(journals, tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(journals[0].read_bytes() + b'{"type": "game", "id": 99, "se')
+    out = tmp_path / "out.html"
+    code, _, err = run(capsys, "report", path, "--html", out)
+    assert code == 0, err
+    page = out.read_text()
+    assert "<section class='warnings'>" in page and "line" in page
