@@ -442,6 +442,45 @@ def test_the_c_example_plays_whole_games_against_builtin_bots(tmp_path):
                     assert not _running(pid)
 
 
+def _frame(message) -> bytes:
+    body = msgpack.packb(message, use_bin_type=True)
+    return struct.pack(">I", len(body)) + body
+
+
+@pytest.mark.parametrize("example", ["python", "c"])
+def test_the_examples_read_frames_batched_in_one_write_or_split_in_many(example, tmp_path):
+    import time
+
+    command = PY_EXAMPLE if example == "python" else [str(_build_c_bot(tmp_path))]
+    proc = subprocess.Popen([*command, "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        # a hello and 300 pings in one write (the runner batches events so)
+        pings = b"".join(_frame({"type": "ping", "id": i}) for i in range(300))
+        proc.stdin.write(_frame({"type": "hello", "protocol": 1}) + pings)
+        proc.stdin.flush()
+        assert read_frame(proc.stdout)["type"] == "hello"
+        assert [read_frame(proc.stdout)["id"] for _ in range(300)] == list(range(300))
+        # a move request a byte per write
+        request = _frame({"type": "move_request", "id": 9, "legal": ["a", "b"], "x": [0] * 99})
+        for byte in request:
+            proc.stdin.write(bytes([byte]))
+            proc.stdin.flush()
+            time.sleep(0.0005)
+        answer = read_frame(proc.stdout)
+        assert answer["type"] == "move" and answer["id"] == 9 and answer["index"] in (0, 1)
+        # a frame of the largest size the examples take, then one cut in the middle
+        big = _frame({"type": "unknown", "pad": b"x" * ((1 << 20) - 64)})
+        proc.stdin.write(big + _frame({"type": "ping", "id": 10}) + request[:7])
+        proc.stdin.close()
+        assert read_frame(proc.stdout) == {"type": "pong", "id": 10}
+        assert read_frame(proc.stdout) is None  # it stops at the cut frame, silently
+        assert proc.wait(10) in (0, 1)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 # ---------------------------------------------------------------------------------------
 # docs/protocol.md
 
