@@ -126,6 +126,33 @@ def round_trip(kind: str, count: int = 3000) -> float:
         return (time.perf_counter() - start) / count
 
 
+#: a child that answers every read with its first 8 bytes: no frames, no msgpack
+_ECHO = "import os\nwhile b := os.read(0, 65536):\n    os.write(1, b[:8])"
+
+
+def pipe_floor(count: int = 20000, size: int = 600) -> float:
+    """Seconds of one bare round trip over pipes between this process and a Python child
+    that echoes (``size`` bytes out, 8 back, blocking reads): what a decision costs at
+    the least, without the engine, msgpack or deadlines."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+    out, back = child.stdin.fileno(), child.stdout.fileno()
+    data = b"x" * size
+    try:
+        start = 0.0
+        for index in range(count + 500):  # the first 500: warming up
+            if index == 500:
+                start = time.perf_counter()
+            os.write(out, data)
+            os.read(back, 64)
+        return (time.perf_counter() - start) / count
+    finally:
+        child.stdin.close()
+        child.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=[*KINDS, "all"], action="append")
@@ -133,6 +160,9 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=10, help="rounds per chunk (10)")
     parser.add_argument("--chunks", type=int, default=20, help="chunks per kind (20)")
+    parser.add_argument(
+        "--floor", action="store_true", help="also time a bare pipe round trip (no protocol)"
+    )
     args = parser.parse_args()
     kinds = KINDS if not args.bot or "all" in args.bot else list(dict.fromkeys(args.bot))
     if "c" in kinds and not build_c():
@@ -166,6 +196,13 @@ def main() -> int:
             f"{kind:>14}: {decisions / seconds:>9,.0f} decisions/s ({decisions} in "
             f"{seconds:.3f} s; chunks' quartiles {q1:,.0f} / {q2:,.0f} / {q3:,.0f}); "
             f"CPU {cpu / decisions * 1e6:.0f} us per decision{ping}"
+        )
+    if args.floor:
+        trips = [pipe_floor() * 1e6 for _ in range(3)]
+        print(
+            "bare pipe round trip to a Python echo child (600 bytes out, 8 back), 3 runs: "
+            + " / ".join(f"{t:.1f}" for t in trips)
+            + " us"
         )
     return 0
 
