@@ -265,6 +265,35 @@ def test_the_server_exits_on_a_bad_spec_with_a_clear_message():
     assert "status 2" in info.value.message
 
 
+def test_the_encoder_notices_another_move_in_place_and_a_new_round():
+    encoders = [ObservationEncoder(), ObservationEncoder()]
+    rnd = bones.Round.deal("draw", players=2, seed=4)
+    replaced = 0
+    while not rnd.is_over:
+        moves = tuple(rnd.legal_moves)
+        before = rnd.copy()
+        rnd.play(moves[0])
+        assert decode_observation(rnd.observation(0).to_msgpack()).layout[-1] == moves[0]
+        for seat in (0, 1):  # each encoder keeps the log with moves[0] in it
+            assert encoders[seat].encode(rnd.observation(seat))[0] == (
+                rnd.observation(seat).to_msgpack()
+            )
+        if len(moves) > 1 and not rnd.is_over:  # the same length, another last move
+            rnd = before
+            rnd.play(moves[1])
+            replaced += 1
+            for seat in (0, 1):
+                assert encoders[seat].encode(rnd.observation(seat))[0] == (
+                    rnd.observation(seat).to_msgpack()
+                )
+        # the bot's side decodes incrementally too
+        data = rnd.observation(0).to_msgpack()
+        assert decode_observation(data) == bones.Observation.from_msgpack(data)
+    assert replaced > 2
+    fresh = bones.Round.deal("draw", players=2, seed=5)
+    assert encoders[0].encode(fresh.observation(0))[0] == fresh.observation(0).to_msgpack()
+
+
 def test_fast_observations_equal_from_msgpack_in_every_variant(fresh_registry):
     from bones.observation import SCHEMA_VERSION
     from bones.protocol.client import _SCHEMA_VERSION

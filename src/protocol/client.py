@@ -792,38 +792,10 @@ class ObservationEncoder:
             head = [_SCHEMA_VERSION, "observation", o.seat, o.side, o.variant, o.options]
             self._head = _ARRAY17 + pack([*head, o.players])[1:]
             self._head_key = key
-        layout = o.layout
-        kept = self._layout
-        if len(layout) >= len(kept) and layout[: len(kept)] == kept:
-            new = layout[len(kept) :]
-            done = self._layout_bytes
-        else:
-            new, done = layout, b""
-        if new:
-            done += b"".join([pack(move(m) or _move_text(m)) for m in new])
+        layout, events = o.layout, o.events
+        done = _grown(layout, self._layout, self._layout_bytes, self._pack_move)
         self._layout, self._layout_bytes = layout, done
-        events = o.events
-        kept = self._events
-        if len(events) >= len(kept) and events[: len(kept)] == kept:
-            new = events[len(kept) :]
-            logged = self._events_bytes
-        else:
-            new, logged = events, b""
-        if new:
-            logged += b"".join(
-                [
-                    pack(
-                        [
-                            e.kind,
-                            e.seat,
-                            None if e.move is None else move(e.move) or _move_text(e.move),
-                            e.count,
-                            e.points,
-                        ]
-                    )
-                    for e in new
-                ]
-            )
+        logged = _grown(events, self._events, self._events_bytes, self._pack_event)
         self._events, self._events_bytes = events, logged
         legal = [move(m) or _move_text(m) for m in o.legal_moves]
         hand = [tile(t) or _tile_text(t) for t in o.hand]
@@ -842,6 +814,26 @@ class ObservationEncoder:
             ]
         )
         return data, legal
+
+    def _pack_move(self, move: Any) -> bytes:
+        return self._packer.pack(_MOVE_TEXT.get(move) or _move_text(move))
+
+    def _pack_event(self, e: Event) -> bytes:
+        move = None if e.move is None else _MOVE_TEXT.get(e.move) or _move_text(e.move)
+        return self._packer.pack([e.kind, e.seat, move, e.count, e.points])
+
+
+def _grown(
+    items: tuple[Any, ...], kept: tuple[Any, ...], kept_bytes: bytes, pack: Callable[[Any], bytes]
+) -> bytes:
+    """The packed ``items``, one after the other: ``kept_bytes`` (those of ``kept``) and
+    the rest if ``items`` starts with ``kept``, else every item packed anew."""
+    n = len(kept)
+    if len(items) >= n and items[:n] == kept:
+        if len(items) == n:
+            return kept_bytes
+        return kept_bytes + b"".join([pack(item) for item in items[n:]])
+    return b"".join([pack(item) for item in items])
 
 
 class Fault(Exception):
