@@ -45,6 +45,7 @@ static size_t in_start, in_end; /* the unread bytes are in_buf[in_start, in_end)
  * them; -1: error, or the input ended inside them. */
 static int buffer_bytes(size_t n) {
     if (in_end - in_start >= n) return 1;
+    if (in_start == in_end) in_start = in_end = 0; /* all read: refill from the front */
     if (in_start + n > IN_CAP) { /* no room after them: move the unread bytes to the front */
         memmove(in_buf, in_buf + in_start, in_end - in_start);
         in_end -= in_start;
