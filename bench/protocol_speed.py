@@ -1,12 +1,19 @@
-"""Decisions per second of a pair of external bots playing each other through
-:class:`bones.protocol.ExternalBot` (the bones-bot protocol over pipes).
+"""Decisions per second of a pair of bots: two external bots playing each other through
+:class:`bones.protocol.ExternalBot` (the bones-bot protocol over pipes), beside the same
+random bots in process and served as ``bones match --isolate`` serves them.
 
-    python bench/protocol_speed.py                       # both examples and the server
-    python bench/protocol_speed.py --bot python --rounds 200 --variant straight
+    python bench/protocol_speed.py                     # every kind, interleaved
+    python bench/protocol_speed.py --bot c --bot in-process --chunks 40 --chunk 10
 
 A decision is one ``choose`` (a move_request answered by a move); forced draws and
 passes, made by the engine, are not counted.  The time covers the whole rounds (the
 engine, the observations, every frame both ways), not the start of the processes.
+
+The machine's load changes from second to second, so the kinds are measured side by
+side: every pair of bots stays up, and chunks of ``--chunk`` rounds are played by each
+kind in turn, ``--chunks`` times.  Each line gives the decisions per second over all its
+chunks, the quartiles of the chunks' rates (their spread), the CPU seconds of the runner
+and the bots per decision, and the round trip of a ping.
 """
 
 from __future__ import annotations
@@ -14,10 +21,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -26,21 +35,21 @@ PY_BOT = os.path.join(ROOT, "examples", "python", "random_bot.py")
 C_BOT = os.path.join(ROOT, "examples", "c", "random_bot")
 SERVER = [sys.executable, "-m", "bones.protocol.server"]
 
-#: name -> the command of the bot at ``seat``
+#: name -> the command of the bot at ``seat``; "server" is what ``--isolate`` runs
 BOTS: dict[str, Callable[[int], list[str]]] = {
     "python": lambda seat: [sys.executable, PY_BOT, str(seat + 1)],
     "c": lambda seat: [C_BOT, str(seat + 1)],
     "server": lambda seat: [*SERVER, f"random:seed={seat + 1}"],
     "server-greedy": lambda seat: [*SERVER, "greedy"],
 }
+#: every kind: the external ones and the random bots in process
+KINDS = ["in-process", *BOTS]
 
 
 def build_c() -> bool:
     path = os.path.join(ROOT, "examples/c")
-    if os.path.exists(os.path.join(path, "random_bot")):
-        return True
     if shutil.which("make") is None:
-        return False
+        return os.path.exists(os.path.join(path, "random_bot"))
     return subprocess.run(["make", "-s", "-C", path], capture_output=True).returncode == 0
 
 
@@ -54,32 +63,54 @@ def _cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(kind: str, variant: str, players: int, rounds: int) -> tuple[int, float, float]:
-    """``(decisions, wall seconds, CPU seconds of the runner and the bots)`` of
-    ``rounds`` rounds played by ``players`` external bots."""
-    import bones
-    from bones.bot import play_round
+class _Counted:
+    """An in-process bot whose decisions are counted (as ``ExternalBot._request``)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self._request = 0
+        self.pid = None
+
+    def choose(self, observation: Any, legal_moves: Any) -> Any:
+        self._request += 1
+        return self.bot.choose(observation, legal_moves)
+
+    def __getattr__(self, name: str) -> Any:  # the other hooks: the bot's own
+        return getattr(self.bot, name)
+
+
+def pair(kind: str, variant: str, players: int) -> list[Any]:
+    """The bots of ``kind``, started, each told its seat."""
+    from bones.bot import make_bot
     from bones.protocol import ExternalBot
 
-    bots = [ExternalBot(BOTS[kind](seat), start=False) for seat in range(players)]
-    ExternalBot.start_all(bots)
-    try:
-        for seat, bot in enumerate(bots):
-            bot.start_game(seat, variant, players, {})
-        requests = sum(bot._request for bot in bots)  # move requests so far (and pings)
-        seconds = 0.0
-        cpu = time.process_time() + sum(_cpu(bot.pid) for bot in bots)
-        for index in range(rounds):
-            rnd = bones.Round.deal(variant, players=players, seed=index)
-            start = time.perf_counter()
-            play_round(rnd, bots)
-            seconds += time.perf_counter() - start
-        cpu = time.process_time() + sum(_cpu(bot.pid) for bot in bots) - cpu
-        decisions = sum(bot._request for bot in bots) - requests
-    finally:
-        for bot in bots:
-            bot.close()
-    return decisions, seconds, cpu
+    bots: list[Any]
+    if kind == "in-process":
+        bots = [_Counted(make_bot("random", seed=seat + 1)) for seat in range(players)]
+    else:
+        bots = [ExternalBot(BOTS[kind](seat), start=False) for seat in range(players)]
+        ExternalBot.start_all(bots)
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, variant, players, {})
+    return bots
+
+
+def play_chunk(bots: list[Any], variant: str, seeds: range) -> tuple[int, float, float]:
+    """``(decisions, wall seconds, CPU seconds of the runner and the bots)`` of the
+    rounds dealt with ``seeds``."""
+    import bones
+    from bones.bot import play_round
+
+    requests = sum(bot._request for bot in bots)  # move requests so far (and pings)
+    cpu = time.process_time() + sum(_cpu(bot.pid) for bot in bots)
+    seconds = 0.0
+    for seed in seeds:
+        rnd = bones.Round.deal(variant, players=len(bots), seed=seed)
+        start = time.perf_counter()
+        play_round(rnd, bots)
+        seconds += time.perf_counter() - start
+    cpu = time.process_time() + sum(_cpu(bot.pid) for bot in bots) - cpu
+    return sum(bot._request for bot in bots) - requests, seconds, cpu
 
 
 def round_trip(kind: str, count: int = 3000) -> float:
@@ -95,26 +126,83 @@ def round_trip(kind: str, count: int = 3000) -> float:
         return (time.perf_counter() - start) / count
 
 
+#: a child that answers every read with its first 8 bytes: no frames, no msgpack
+_ECHO = "import os\nwhile b := os.read(0, 65536):\n    os.write(1, b[:8])"
+
+
+def pipe_floor(count: int = 20000, size: int = 600) -> float:
+    """Seconds of one bare round trip over pipes between this process and a Python child
+    that echoes (``size`` bytes out, 8 back, blocking reads): what a decision costs at
+    the least, without the engine, msgpack or deadlines."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+    out, back = child.stdin.fileno(), child.stdout.fileno()
+    data = b"x" * size
+    try:
+        start = 0.0
+        for index in range(count + 500):  # the first 500: warming up
+            if index == 500:
+                start = time.perf_counter()
+            os.write(out, data)
+            os.read(back, 64)
+        return (time.perf_counter() - start) / count
+    finally:
+        child.stdin.close()
+        child.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bot", choices=[*BOTS, "all"], default="all")
+    parser.add_argument("--bot", choices=[*KINDS, "all"], action="append")
     parser.add_argument("--variant", default="straight")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--chunk", type=int, default=10, help="rounds per chunk (10)")
+    parser.add_argument("--chunks", type=int, default=20, help="chunks per kind (20)")
+    parser.add_argument(
+        "--floor", action="store_true", help="also time a bare pipe round trip (no protocol)"
+    )
     args = parser.parse_args()
-    kinds = list(BOTS) if args.bot == "all" else [args.bot]
-    if hasattr(os, "getloadavg"):
-        print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    kinds = KINDS if not args.bot or "all" in args.bot else list(dict.fromkeys(args.bot))
+    if "c" in kinds and not build_c():
+        print("c: skipped (cannot build examples/c: make and libmsgpack-dev needed)")
+        kinds.remove("c")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    pairs = {kind: pair(kind, args.variant, args.players) for kind in kinds}
+    chunks: dict[str, list[tuple[int, float, float]]] = {kind: [] for kind in kinds}
+    try:
+        for index in range(args.chunks):
+            seeds = range(index * args.chunk, (index + 1) * args.chunk)
+            for kind in kinds:
+                chunks[kind].append(play_chunk(pairs[kind], args.variant, seeds))
+    finally:
+        for bots in pairs.values():
+            for bot in bots:
+                getattr(bot, "close", lambda: None)()
+    print(
+        f"load average {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+        f"{args.variant}, {args.players} players; {args.chunks} chunks of {args.chunk} "
+        f"rounds per kind, interleaved"
+    )
     for kind in kinds:
-        if kind == "c" and not build_c():
-            print("c: skipped (cannot build examples/c: make and libmsgpack-dev needed)")
-            continue
-        decisions, seconds, cpu = measure(kind, args.variant, args.players, args.rounds)
+        decisions = sum(c[0] for c in chunks[kind])
+        seconds = sum(c[1] for c in chunks[kind])
+        cpu = sum(c[2] for c in chunks[kind])
+        rates = [c[0] / c[1] for c in chunks[kind] if c[1] > 0]
+        q1, q2, q3 = statistics.quantiles(rates, n=4) if len(rates) > 1 else rates * 3
+        ping = "" if kind == "in-process" else f"; ping {round_trip(kind) * 1e6:.0f} us"
         print(
-            f"{kind:>14}: {decisions} decisions in {args.rounds} rounds of {args.variant} "
-            f"({args.players} players) in {seconds:.3f} s: {decisions / seconds:,.0f} "
-            f"decisions/s; CPU (runner + bots) {cpu / decisions * 1e6:.0f} us per decision; "
-            f"ping round trip {round_trip(kind) * 1e6:.0f} us"
+            f"{kind:>14}: {decisions / seconds:>9,.0f} decisions/s ({decisions} in "
+            f"{seconds:.3f} s; chunks' quartiles {q1:,.0f} / {q2:,.0f} / {q3:,.0f}); "
+            f"CPU {cpu / decisions * 1e6:.0f} us per decision{ping}"
+        )
+    if args.floor:
+        trips = [pipe_floor() * 1e6 for _ in range(3)]
+        print(
+            "bare pipe round trip to a Python echo child (600 bytes out, 8 back), 3 runs: "
+            + " / ".join(f"{t:.1f}" for t in trips)
+            + " us"
         )
     return 0
 

@@ -28,7 +28,7 @@ from bones.protocol import (
     read_frame,
     write_frame,
 )
-from bones.protocol.client import encode_observation
+from bones.protocol.client import ObservationEncoder, encode_observation
 from bones.protocol.server import decode_observation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -265,12 +265,44 @@ def test_the_server_exits_on_a_bad_spec_with_a_clear_message():
     assert "status 2" in info.value.message
 
 
+def test_the_encoder_notices_another_move_in_place_and_a_new_round():
+    encoders = [ObservationEncoder(), ObservationEncoder()]
+    rnd = bones.Round.deal("draw", players=2, seed=4)
+    replaced = 0
+    while not rnd.is_over:
+        moves = tuple(rnd.legal_moves)
+        before = rnd.copy()
+        rnd.play(moves[0])
+        assert decode_observation(rnd.observation(0).to_msgpack()).layout[-1] == moves[0]
+        for seat in (0, 1):  # each encoder keeps the log with moves[0] in it
+            assert encoders[seat].encode(rnd.observation(seat))[0] == (
+                rnd.observation(seat).to_msgpack()
+            )
+        if len(moves) > 1 and not rnd.is_over:  # the same length, another last move
+            rnd = before
+            rnd.play(moves[1])
+            replaced += 1
+            for seat in (0, 1):
+                assert encoders[seat].encode(rnd.observation(seat))[0] == (
+                    rnd.observation(seat).to_msgpack()
+                )
+        # the bot's side decodes incrementally too
+        data = rnd.observation(0).to_msgpack()
+        assert decode_observation(data) == bones.Observation.from_msgpack(data)
+    assert replaced > 2
+    fresh = bones.Round.deal("draw", players=2, seed=5)
+    assert encoders[0].encode(fresh.observation(0))[0] == fresh.observation(0).to_msgpack()
+
+
 def test_fast_observations_equal_from_msgpack_in_every_variant(fresh_registry):
     from bones.observation import SCHEMA_VERSION
     from bones.protocol.client import _SCHEMA_VERSION
 
     assert _SCHEMA_VERSION == SCHEMA_VERSION
     packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+    # one encoder per seat across every round: it reuses the bytes of the layout and the
+    # log already encoded, and must notice a new round (or another variant)
+    encoders = [ObservationEncoder() for _ in range(8)]
     checked = 0
     for variant in bones.variants():
         for players in bones.variant(variant).players:
@@ -282,6 +314,7 @@ def test_fast_observations_equal_from_msgpack_in_every_variant(fresh_registry):
                     data = observation.to_msgpack()
                     encoded, legal = encode_observation(observation, packer)
                     assert encoded == data  # the runner's fast encoding: the same bytes
+                    assert encoders[seat].encode(observation) == (data, legal)
                     assert legal == [str(m) for m in observation.legal_moves]
                     fast = decode_observation(data)
                     assert (
@@ -436,6 +469,45 @@ def test_the_c_example_plays_whole_games_against_builtin_bots(tmp_path):
                     pid = bot.pid
                     bot.close()
                     assert not _running(pid)
+
+
+def _frame(message) -> bytes:
+    body = msgpack.packb(message, use_bin_type=True)
+    return struct.pack(">I", len(body)) + body
+
+
+@pytest.mark.parametrize("example", ["python", "c"])
+def test_the_examples_read_frames_batched_in_one_write_or_split_in_many(example, tmp_path):
+    import time
+
+    command = PY_EXAMPLE if example == "python" else [str(_build_c_bot(tmp_path))]
+    proc = subprocess.Popen([*command, "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        # a hello and 300 pings in one write (the runner batches events so)
+        pings = b"".join(_frame({"type": "ping", "id": i}) for i in range(300))
+        proc.stdin.write(_frame({"type": "hello", "protocol": 1}) + pings)
+        proc.stdin.flush()
+        assert read_frame(proc.stdout)["type"] == "hello"
+        assert [read_frame(proc.stdout)["id"] for _ in range(300)] == list(range(300))
+        # a move request a byte per write
+        request = _frame({"type": "move_request", "id": 9, "legal": ["a", "b"], "x": [0] * 99})
+        for byte in request:
+            proc.stdin.write(bytes([byte]))
+            proc.stdin.flush()
+            time.sleep(0.0005)
+        answer = read_frame(proc.stdout)
+        assert answer["type"] == "move" and answer["id"] == 9 and answer["index"] in (0, 1)
+        # a frame of the largest size the examples take, then one cut in the middle
+        big = _frame({"type": "unknown", "pad": b"x" * ((1 << 20) - 64)})
+        proc.stdin.write(big + _frame({"type": "ping", "id": 10}) + request[:7])
+        proc.stdin.close()
+        assert read_frame(proc.stdout) == {"type": "pong", "id": 10}
+        assert read_frame(proc.stdout) is None  # it stops at the cut frame, silently
+        assert proc.wait(10) in (0, 1)
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # ---------------------------------------------------------------------------------------

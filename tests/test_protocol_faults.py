@@ -83,13 +83,17 @@ MID_GAME = [
     ("unknown_type", "bad_frame", "type 'thinking'"),
     ("oversized", "bad_frame", "2147483648 bytes, the limit is"),
     ("illegal_index", "illegal", "out of range"),
+    ("half_stall", "timeout", "no answer: waiting for its move (request 3): nothing within 0.5 s"),
+    ("trickle", "timeout", "no answer: waiting for its move (request 3): nothing within 0.5 s"),
+    ("pong_flood", "timeout", "no answer: waiting for its move (request 3): nothing within 0.5 s"),
     ("illegal_move", "illegal", "'6-6@Q' is not legal"),
 ]
 
 
 @pytest.mark.parametrize(("name", "kind", "text"), MID_GAME, ids=[m[0] for m in MID_GAME])
 def test_a_fault_in_a_game_is_the_right_bot_error_and_the_next_game_works(mode, name, kind, text):
-    quick = 0.5 if name == "hang" else 30.0  # only the hang waits for its deadline
+    # only the timeouts wait for their deadline
+    quick = 0.5 if name in ("hang", "half_stall", "trickle", "pong_flood") else 30.0
     bot = ExternalBot(mode(name), move_time=quick)
     try:
         pid = bot.pid
@@ -230,6 +234,21 @@ def test_a_bot_answering_by_move_text_with_unknown_fields_is_fine(mode):
         assert bot.info is not None and bot.info.name == "misbehave-by_text"
         play_game([bot, make_bot("greedy")], seed=3)
         assert bot.ping() >= 0
+
+
+@pytest.mark.parametrize("name", ["split", "two_frames"])
+def test_answers_split_in_many_writes_or_sharing_a_write_are_read_whole(mode, name):
+    class First(bones.Bot):  # what these modes play: the first legal move
+        def choose(self, observation, legal_moves):
+            return legal_moves[0]
+
+    with ExternalBot(mode(name), move_time=30.0) as bot:
+        game = play_game([bot, make_bot("greedy")], seed=2)
+        assert bot.alive and bot.fault is None
+        assert bot._request > 10
+    reference = play_game([First(), make_bot("greedy")], seed=2)
+    assert game.round.to_msgpack() == reference.round.to_msgpack()
+    assert game.scores == reference.scores
 
 
 def test_a_late_pong_before_a_move_is_ignored(mode):

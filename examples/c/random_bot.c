@@ -35,15 +35,28 @@ static uint64_t rng_next(void) {
 
 /* ---- frames ------------------------------------------------------------------------ */
 
-/* 1: n bytes read; 0: end of input before the first byte; -1: error or truncated. */
-static int read_exactly(int fd, unsigned char *buf, size_t n) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
+/* Input is read in large chunks into one buffer, so a batch of frames (the events
+ * before a move request) costs one read(), not two per frame. */
+#define IN_CAP (MAX_FRAME + 4 + 65536)
+static unsigned char *in_buf;
+static size_t in_start, in_end; /* the unread bytes are in_buf[in_start, in_end) */
+
+/* 1: n bytes are buffered at in_buf + in_start; 0: end of input before any byte of
+ * them; -1: error, or the input ended inside them. */
+static int buffer_bytes(size_t n) {
+    if (in_end - in_start >= n) return 1;
+    if (in_start == in_end) in_start = in_end = 0; /* all read: refill from the front */
+    if (in_start + n > IN_CAP) { /* no room after them: move the unread bytes to the front */
+        memmove(in_buf, in_buf + in_start, in_end - in_start);
+        in_end -= in_start;
+        in_start = 0;
+    }
+    while (in_end - in_start < n) {
+        ssize_t r = read(STDIN_FILENO, in_buf + in_end, IN_CAP - in_end);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return -1;
-        if (r == 0) return got == 0 ? 0 : -1;
-        got += (size_t)r;
+        if (r == 0) return in_end == in_start ? 0 : -1;
+        in_end += (size_t)r;
     }
     return 1;
 }
@@ -59,15 +72,15 @@ static int write_all(int fd, const char *buf, size_t n) {
     return 0;
 }
 
-/* Send the packed map in sbuf as one frame. */
-static int send_frame(const msgpack_sbuffer *sbuf) {
-    unsigned char head[4];
-    uint32_t n = (uint32_t)sbuf->size;
+/* Send sbuf as one frame in one write: its first 4 bytes were reserved for the length
+ * (a frame written in two pieces would wake the runner twice). */
+static int send_frame(msgpack_sbuffer *sbuf) {
+    uint32_t n = (uint32_t)sbuf->size - 4;
+    unsigned char *head = (unsigned char *)sbuf->data;
     head[0] = (unsigned char)(n >> 24);
     head[1] = (unsigned char)(n >> 16);
     head[2] = (unsigned char)(n >> 8);
     head[3] = (unsigned char)n;
-    if (write_all(STDOUT_FILENO, (const char *)head, 4) < 0) return -1;
     return write_all(STDOUT_FILENO, sbuf->data, sbuf->size);
 }
 
@@ -98,35 +111,38 @@ static void pack_text(msgpack_packer *pk, const char *text) {
 int main(int argc, char **argv) {
     int fixed = argc > 1;
     rng_state = fixed ? strtoull(argv[1], NULL, 10) : 0;
-    unsigned char *body = malloc(MAX_FRAME);
     msgpack_sbuffer sbuf;
     msgpack_packer pk;
     msgpack_unpacked msg;
-    if (body == NULL) return 1;
+    in_buf = malloc(IN_CAP);
+    if (in_buf == NULL) return 1;
     msgpack_sbuffer_init(&sbuf);
     msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
     msgpack_unpacked_init(&msg);
 
     for (;;) {
-        unsigned char head[4];
-        int r = read_exactly(STDIN_FILENO, head, 4);
+        int r = buffer_bytes(4);
         if (r == 0) break; /* the runner closed our input: done */
         if (r < 0) return 1;
+        const unsigned char *head = in_buf + in_start;
         uint32_t n = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 |
                      (uint32_t)head[2] << 8 | (uint32_t)head[3];
         if (n == 0 || n > MAX_FRAME) {
             fprintf(stderr, "random_bot: bad frame length %" PRIu32 "\n", n);
             return 1;
         }
-        if (read_exactly(STDIN_FILENO, body, n) != 1) return 1;
+        if (buffer_bytes(4 + (size_t)n) != 1) return 1;
+        const char *body = (const char *)in_buf + in_start + 4;
+        in_start += 4 + (size_t)n; /* msg points into the buffer until the next read */
         size_t off = 0;
-        if (msgpack_unpack_next(&msg, (const char *)body, n, &off) != MSGPACK_UNPACK_SUCCESS) {
+        if (msgpack_unpack_next(&msg, body, n, &off) != MSGPACK_UNPACK_SUCCESS) {
             fprintf(stderr, "random_bot: a frame that is not msgpack\n");
             return 1;
         }
         const msgpack_object *type = get(&msg.data, "type");
         if (type == NULL) continue;
         msgpack_sbuffer_clear(&sbuf);
+        msgpack_sbuffer_write(&sbuf, "\0\0\0\0", 4); /* the length, set by send_frame */
 
         if (text_is(type, "quit")) {
             break;
@@ -184,6 +200,6 @@ int main(int argc, char **argv) {
     }
     msgpack_unpacked_destroy(&msg);
     msgpack_sbuffer_destroy(&sbuf);
-    free(body);
+    free(in_buf);
     return 0;
 }

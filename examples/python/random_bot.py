@@ -23,32 +23,31 @@ import msgpack
 MAX_FRAME = 1 << 20  # the runner's messages are a few KiB at most
 
 
-def read_exactly(fd, n):
-    """``n`` bytes from ``fd``, or fewer at the end of the input."""
-    parts = []
-    while n:
-        chunk = os.read(fd, n)
-        if not chunk:
-            break
-        parts.append(chunk)
-        n -= len(chunk)
-    return b"".join(parts)
-
-
 class Frames:
-    """Frames from a file descriptor, with a read buffer (one read, many small frames)."""
+    """Frames from a file descriptor.  It reads large chunks (one read for the events and
+    the move request that the runner writes together) and keeps an offset into them, so
+    that taking a frame copies only that frame."""
 
     def __init__(self, fd):
         self.fd = fd
         self.buf = b""
+        self.pos = 0
 
     def read(self, n):
-        while len(self.buf) < n:
-            chunk = os.read(self.fd, max(65536, n - len(self.buf)))
-            if not chunk:
-                return None
-            self.buf += chunk
-        data, self.buf = self.buf[:n], self.buf[n:]
+        """``n`` bytes, or None at the end of the input."""
+        end = self.pos + n
+        if end > len(self.buf):
+            parts = [self.buf[self.pos :]]
+            have = len(parts[0])
+            while have < n:
+                chunk = os.read(self.fd, max(65536, n - have))
+                if not chunk:
+                    return None
+                parts.append(chunk)
+                have += len(chunk)
+            self.buf, self.pos, end = b"".join(parts), 0, n
+        data = self.buf[self.pos : end]
+        self.pos = end
         return data
 
     def next(self):
@@ -67,7 +66,7 @@ class Frames:
 
 def send(fd, message):
     body = msgpack.packb(message, use_bin_type=True)
-    data = struct.pack(">I", len(body)) + body
+    data = struct.pack(">I", len(body)) + body  # one write: the runner wakes up once
     while data:
         data = data[os.write(fd, data) :]
 

@@ -190,6 +190,7 @@ class _Stderr:
 
 
 _LIVE: weakref.WeakSet[ExternalBot] = weakref.WeakSet()
+_EVENT_FRAME: tuple[Any, bytes] = (None, b"")  # the last event sent and its frame
 
 
 @atexit.register
@@ -273,6 +274,7 @@ class ExternalBot(Bot):
         self._stderr: _Stderr | None = None
         self._out = bytearray()
         self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+        self._encoder = ObservationEncoder(self._packer)
         self._request = 0
         self._window: float = 0.0  # the seconds of the current deadline, for messages
         if start:
@@ -497,7 +499,12 @@ class ExternalBot(Bot):
                 self._fail("timeout", f"{what}: nothing within {self._window:g} s")
 
     def _receive(self, deadline: float | None, waiting: str) -> dict[str, Any]:
-        """The next message from the bot, by ``deadline``; every failure is a fault."""
+        """The next message from the bot, by ``deadline``; every failure is a fault.
+
+        It reads before it polls: the answer is often in the pipe already (the bot ran
+        while this process was switched out), and then one ``read`` is the only system
+        call.  A read that finds nothing waits in ``poll``, to the deadline; bytes read
+        after the deadline are late, even if they keep coming."""
         reader = self._reader
         fd = self._stdout
         while True:
@@ -510,10 +517,12 @@ class ExternalBot(Bot):
                         return decode_body(body)
                 except ProtocolError as exc:
                     self._fail("bad_frame", f"{exc} (waiting for {waiting})")
-            self._wait(self._rpoll, deadline, f"no answer: waiting for {waiting}")
             try:
                 chunk = os.read(fd, _READ_CHUNK)
-            except (BlockingIOError, InterruptedError):
+            except BlockingIOError:
+                self._wait(self._rpoll, deadline, f"no answer: waiting for {waiting}")
+                continue
+            except InterruptedError:
                 continue
             except OSError as exc:
                 self._crashed(f"its stdout failed ({exc.strerror}) while waiting for {waiting}")
@@ -522,6 +531,11 @@ class ExternalBot(Bot):
                 cut = f" in the middle of a frame ({pending} bytes)" if pending else ""
                 self._crashed(f"it closed its stdout{cut} while waiting for {waiting}")
             reader.feed(chunk)
+            if deadline is not None and time.monotonic() >= deadline:
+                self._fail(
+                    "timeout",
+                    f"no answer: waiting for {waiting}: nothing within {self._window:g} s",
+                )
 
     def _dead(self, doing: str) -> NoReturn:
         last = f" (its fault: {self.fault.message})" if self.fault is not None else ""
@@ -615,30 +629,38 @@ class ExternalBot(Bot):
             self._flush(self._deadline(self.hook_time), "game_start")
 
     def start_round(self, observation: Observation) -> None:
-        data = encode_observation(observation, self._packer)[0]
+        data = self._encoder.encode(observation)[0]
         self._send({"type": "round_start", "observation": data})
         if len(self._out) >= _FLUSH_AT:
             self._flush(self._deadline(self.hook_time), "round_start")
 
     def observe(self, event: Event) -> None:
-        move = event.move
-        self._send(
-            {
-                "type": "event",
-                "kind": event.kind,
-                "seat": event.seat,
-                "move": None if move is None else str(move),
-                "count": event.count,
-                "points": event.points,
-            }
-        )
+        global _EVENT_FRAME
+        # every bot of the table gets the same event in turn: its frame is made once
+        last, frame = _EVENT_FRAME
+        if event is not last:
+            move = event.move
+            frame = self._frame(
+                {
+                    "type": "event",
+                    "kind": event.kind,
+                    "seat": event.seat,
+                    "move": None if move is None else _MOVE_TEXT.get(move) or _move_text(move),
+                    "count": event.count,
+                    "points": event.points,
+                }
+            )
+            _EVENT_FRAME = (event, frame)
+        self._out += frame
+        if self.trace is not None:
+            self.trace("send", frame)
         if len(self._out) >= _FLUSH_AT:
             self._flush(self._deadline(self.hook_time), "events")
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         self._request += 1
         rid = self._request
-        data, legal = encode_observation(observation, self._packer)
+        data, legal = self._encoder.encode(observation)
         if len(legal_moves) != len(legal) or legal_moves is not observation.legal_moves:
             legal = [_MOVE_TEXT.get(m) or _move_text(m) for m in legal_moves]
         self._send(
@@ -676,7 +698,7 @@ class ExternalBot(Bot):
                     "values": list(result.values),
                     "last_seat": result.last_seat,
                 },
-                "observation": encode_observation(observation, self._packer)[0],
+                "observation": self._encoder.encode(observation)[0],
             }
         )
         if len(self._out) >= _FLUSH_AT:
@@ -719,43 +741,99 @@ def encode_observation(
     observation: Observation, packer: msgpack.Packer | None = None
 ) -> tuple[bytes, list[str]]:
     """``(observation.to_msgpack(), the texts of its legal moves)``: the same bytes (the
-    tests check it in every variant), made faster — the texts of moves and tiles are
-    cached and ``packer`` (``use_bin_type=True``) is reused."""
-    o = observation
-    move, tile = _MOVE_TEXT.get, _TILE_TEXT.get
-    legal = [move(m) or _move_text(m) for m in o.legal_moves]
-    message = [
-        _SCHEMA_VERSION,
-        "observation",
-        o.seat,
-        o.side,
-        o.variant,
-        o.options,
-        o.players,
-        [tile(t) or _tile_text(t) for t in o.hand],
-        list(o.hand_sizes),
-        o.stock_size,
-        [list(end) for end in o.ends],
-        [move(m) or _move_text(m) for m in o.layout],
-        o.count,
-        [
+    tests check it in every variant), made faster — see :class:`ObservationEncoder`, which
+    also reuses the bytes of the previous observation of the same round."""
+    return ObservationEncoder(packer).encode(observation)
+
+
+_ARRAY18 = b"\xdc\x00\x12"  # the array header of the 18 fields of an observation
+
+
+class ObservationEncoder:
+    """The observations of one seat as msgpack: each the bytes of
+    ``Observation.to_msgpack()``, in a time that does not grow with the round.
+
+    During a round the layout and the public log only grow, so the bytes of the moves
+    and events already encoded are kept and only the new ones are packed (an
+    observation of another round, or after an undo, is encoded whole: its start is not
+    the one kept).  The texts of moves and tiles are cached.  ``packer`` must have
+    ``use_bin_type=True, autoreset=True`` (None: a new one)."""
+
+    __slots__ = (
+        "_events",
+        "_events_bytes",
+        "_head",
+        "_head_key",
+        "_layout",
+        "_layout_bytes",
+        "_packer",
+    )
+
+    def __init__(self, packer: msgpack.Packer | None = None) -> None:
+        self._packer = (
+            msgpack.Packer(use_bin_type=True, autoreset=True) if packer is None else packer
+        )
+        self._head_key: tuple[Any, ...] | None = None
+        self._head = b""
+        self._layout: tuple[Any, ...] = ()
+        self._layout_bytes = b""
+        self._events: tuple[Any, ...] = ()
+        self._events_bytes = b""
+
+    def encode(self, observation: Observation) -> tuple[bytes, list[str]]:
+        """``(observation.to_msgpack(), the texts of its legal moves)``."""
+        o = observation
+        pack = self._packer.pack
+        move, tile = _MOVE_TEXT.get, _TILE_TEXT.get
+        # pack(list)[1:] is the concatenated items of a list of at most 15 (its header is
+        # one byte): the fields of the observation array, packed several at a time
+        key = (o.seat, o.side, o.variant, o.players, o.options)
+        if key != self._head_key:
+            head = [_SCHEMA_VERSION, "observation", o.seat, o.side, o.variant, o.options]
+            self._head = _ARRAY18 + pack([*head, o.players])[1:]
+            self._head_key = key
+        layout, events = o.layout, o.events
+        done = _grown(layout, self._layout, self._layout_bytes, self._pack_move)
+        self._layout, self._layout_bytes = layout, done
+        logged = _grown(events, self._events, self._events_bytes, self._pack_event)
+        self._events, self._events_bytes = events, logged
+        legal = [move(m) or _move_text(m) for m in o.legal_moves]
+        hand = [tile(t) or _tile_text(t) for t in o.hand]
+        middle = pack([hand, list(o.hand_sizes), o.stock_size, [list(end) for end in o.ends]])
+        header = self._packer.pack_array_header
+        data = b"".join(
             [
-                e.kind,
-                e.seat,
-                None if e.move is None else move(e.move) or _move_text(e.move),
-                e.count,
-                e.points,
+                self._head,
+                middle[1:],
+                header(len(layout)),
+                done,
+                pack(o.count),
+                header(len(events)),
+                logged,
+                pack([list(o.scores), o.to_move, legal, list(o.closed_ends)])[1:],
             ]
-            for e in o.events
-        ],
-        list(o.scores),
-        o.to_move,
-        legal,
-        list(o.closed_ends),
-    ]
-    if packer is None:
-        return msgpack.packb(message, use_bin_type=True), legal
-    return packer.pack(message), legal
+        )
+        return data, legal
+
+    def _pack_move(self, move: Any) -> bytes:
+        return self._packer.pack(_MOVE_TEXT.get(move) or _move_text(move))
+
+    def _pack_event(self, e: Event) -> bytes:
+        move = None if e.move is None else _MOVE_TEXT.get(e.move) or _move_text(e.move)
+        return self._packer.pack([e.kind, e.seat, move, e.count, e.points])
+
+
+def _grown(
+    items: tuple[Any, ...], kept: tuple[Any, ...], kept_bytes: bytes, pack: Callable[[Any], bytes]
+) -> bytes:
+    """The packed ``items``, one after the other: ``kept_bytes`` (those of ``kept``) and
+    the rest if ``items`` starts with ``kept``, else every item packed anew."""
+    n = len(kept)
+    if len(items) >= n and items[:n] == kept:
+        if len(items) == n:
+            return kept_bytes
+        return kept_bytes + b"".join([pack(item) for item in items[n:]])
+    return b"".join([pack(item) for item in items])
 
 
 class Fault(Exception):

@@ -121,9 +121,33 @@ while True:
             if MODE == "illegal_index":
                 send({"type": "move", "id": rid, "index": len(legal)})
                 forever()
+            if MODE == "half_stall":  # half of a good frame, then nothing
+                body = msgpack.packb({"type": "move", "id": rid, "index": 0})
+                raw((struct.pack(">I", len(body)) + body)[: (len(body) + 4) // 2])
+                forever()
+            if MODE == "trickle":  # a frame that never ends, a byte every 2 ms
+                raw(struct.pack(">I", 1 << 16) + b"\x83")
+                while True:
+                    raw(b"\xc0")
+                    time.sleep(0.002)
+            if MODE == "pong_flood":  # pongs without end, never the move
+                pong = msgpack.packb({"type": "pong", "id": 0})
+                while True:
+                    raw((struct.pack(">I", len(pong)) + pong) * 64)
             if MODE == "illegal_move":
                 send({"type": "move", "id": rid, "move": "6-6@Q"})
                 forever()
+        if MODE == "split":  # every answer a byte per write, with pauses
+            body = msgpack.packb({"type": "move", "id": rid, "index": 0}, use_bin_type=True)
+            for byte in struct.pack(">I", len(body)) + body:
+                raw(bytes([byte]))
+                time.sleep(0.0002)
+            continue
+        if MODE == "two_frames":  # a pong and the move in one write
+            pong = msgpack.packb({"type": "pong", "id": 0})
+            move = msgpack.packb({"type": "move", "id": rid, "index": 0})
+            raw(b"".join(struct.pack(">I", len(b)) + b for b in (pong, move)))
+            continue
         if MODE == "by_text":
             send({"type": "move", "id": rid, "move": legal[-1], "comment": "by text"})
         else:
