@@ -284,7 +284,13 @@ def main(argv: list[str] | None = None) -> int:
             lines += dominoes_section(args)
         print(lines[-1], flush=True)
     minutes = (time.perf_counter() - started) / 60
-    lines += ["", f"Wall time of the run: {minutes:.0f} minutes.", ""]
+    lines += [
+        "",
+        f"Wall time of this invocation: {minutes:.0f} minutes (games already in the "
+        "journals are kept, not replayed: the same command resumes a run, and a larger "
+        "`--pairs` extends it).",
+        "",
+    ]
     Path(args.out).write_text("\n".join(lines))
     return 0
 
