@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         f"per decision over {args.positions} mid-round positions (random moves from "
         "seeded deals), and the mean wall milliseconds, measured one bot after the other "
         "in one process; the budgets of `pimc` and `ismcts` are in CPU time, so the wall "
-        "time is longer on a loaded machine but the work per move is the same.",
+        "time is longer on a loaded machine but the work per move is about the same.",
         "",
         "## Goals",
         "",
