@@ -144,13 +144,14 @@ def dominoes_section(args: argparse.Namespace) -> list[str]:
         "the observation on a deal from the exact sampler. 4-player partnership block, "
         f"`pimc` (default budget) against it: {cell(result)} over {result['pairs']} deal "
         "pairs. CPU ms per move, mean and max (wall mean): "
-        + "; ".join(f"`{k}` {m:.2f}, {w:.1f} ({wall:.1f})" for k, (m, w, wall) in times.items())
+        + "; ".join(f"`{k}` {m:.3f}, {w:.2f} ({wall:.2f})" for k, (m, w, wall) in times.items())
         + ".",
     ]
 
 
 def cell(result: dict[str, Any]) -> str:
-    return f"{result['score']:.1f}% [{result['lo']:.1f}, {result['hi']:.1f}]"
+    lo, hi = max(0.0, result["lo"]), min(100.0, result["hi"])  # the normal interval, clipped
+    return f"{result['score']:.1f}% [{lo:.1f}, {hi:.1f}]"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,11 +206,12 @@ def main(argv: list[str] | None = None) -> int:
         "Each cell is the row bot's game score against the column bot (`bones match`: "
         "head-to-head, duplicate deals, every deal played twice with the sides swapped; "
         "a game is played to the variant's target), with its 95% interval over the deal "
-        "pairs (docs/matches.md). Time per move: the mean and the largest CPU milliseconds "
+        "pairs (docs/matches.md: mean ± 1.96 standard errors, shown clipped to 0–100%). "
+        "Time per move: the mean and the largest CPU milliseconds "
         f"per decision over {args.positions} mid-round positions (random moves from "
         "seeded deals), and the mean wall milliseconds, measured one bot after the other "
         "in one process; the budgets of `pimc` and `ismcts` are in CPU time, so the wall "
-        "time is longer on a loaded machine but the work per move is the same.",
+        "time is longer on a loaded machine but the work per move is about the same.",
         "",
         "## Goals",
         "",
@@ -264,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for bot in bots:
             mean, worst, wall = time_per_move(bot, rounds)
-            row = [f"`{bot}`", f"{mean:.2f}, {worst:.1f} ({wall:.1f})"]
+            row = [f"`{bot}`", f"{mean:.3f}, {worst:.2f} ({wall:.2f})"]
             for opponent in opponents:
                 if opponent == bot:
                     row.append("—")
@@ -282,7 +284,13 @@ def main(argv: list[str] | None = None) -> int:
             lines += dominoes_section(args)
         print(lines[-1], flush=True)
     minutes = (time.perf_counter() - started) / 60
-    lines += ["", f"Wall time of the run: {minutes:.0f} minutes.", ""]
+    lines += [
+        "",
+        f"Wall time of this invocation: {minutes:.0f} minutes (games already in the "
+        "journals are kept, not replayed: the same command resumes a run, and a larger "
+        "`--pairs` extends it).",
+        "",
+    ]
     Path(args.out).write_text("\n".join(lines))
     return 0
 
