@@ -152,7 +152,8 @@ def test_replayed_moves_give_the_same_layout(game):
     )
     assert replayed.placements == r.placements
     assert replayed.closed_ends == r.closed_ends
-    assert layout_geometry(variant, players, options, r.layout) == (r.placements, r.table)
+    geometry = layout_geometry(variant, players, options, r.layout)
+    assert geometry == (r.placements, r.table, r.closed_ends)
 
 
 def test_the_lead_and_the_line():
@@ -228,7 +229,7 @@ def test_any_layout_is_placed_soundly_or_refused(layout, width):
     texts = [f"{a}-{b}{end if i else ''}" for i, (a, b, end) in enumerate(layout)]
     options = {"table_width": width, "table_height": 2}
     try:
-        placements, table = layout_geometry("multiplayer", 2, options, texts)
+        placements, table, _ = layout_geometry("multiplayer", 2, options, texts)
     except ValueError:
         return
     boxes = [box(p) for p in placements]
@@ -289,3 +290,35 @@ def test_a_sampled_deal_shows_the_same_closed_ends(seed, choice_seed):
             assert obs.closed_ends
             assert obs.sample(seed % 1000).observation(obs.seat) == obs
             checked += 1
+
+
+def test_an_observation_with_closed_ends_the_layout_does_not_close_is_refused():
+    hands = [["4-0", "5-2", "6-1", "4-3"], ["2-0", "6-5", "1-1"]]
+    r = Round.from_deal(
+        "multiplayer", hands, ["3-3", "5-5", "5-0"], leader=0, partial=True,
+        moves=["4-0", "2-0@E", "5-2@E", "6-5@E"], table_width=4, table_height=2,
+    )  # fmt: skip
+    fields = msgpack.unpackb(r.observation(0).to_msgpack(), raw=False, strict_map_key=False)
+    assert fields[17] == ["E"]
+    for wrong in ([], ["W"], ["W", "E"]):
+        fields[17] = wrong
+        with pytest.raises(ValueError, match="closed_ends"):
+            bones.Observation.from_msgpack(msgpack.packb(fields, use_bin_type=True))
+
+
+def test_a_version_1_observation_of_multiplayer_is_unbounded():
+    # saved before the bounded table: no closed_ends field, and the game was unbounded,
+    # so a layout that a bounded table would have closed still loads, with no closed end
+    hands = [["4-0", "5-2", "6-1", "4-3"], ["2-0", "6-5", "1-1"]]
+    r = Round.from_deal(
+        "multiplayer", hands, ["3-3", "5-5", "5-0"], leader=0, partial=True,
+        moves=["4-0", "2-0@E", "5-2@E", "6-5@E"], table_width=4, table_height=2,
+        geometry="unbounded",
+    )  # fmt: skip
+    fields = msgpack.unpackb(r.observation(0).to_msgpack(), raw=False, strict_map_key=False)
+    fields[0] = 1
+    fields[5] = {"table_width": 4, "table_height": 2}
+    del fields[17]
+    obs = bones.Observation.from_msgpack(msgpack.packb(fields, use_bin_type=True))
+    assert obs.options["geometry"] == "unbounded" and obs.closed_ends == ()
+    assert "6-1@E" in {str(m) for m in obs.legal_moves}
