@@ -8,7 +8,7 @@ from typing import Any
 import msgpack
 
 from .core.moves import END_NAMES, Move
-from .core.round import Round, layout_geometry, points_after
+from .core.round import Round, layout_geometry, points_after, pre_geometry_options
 from .core.rules import compile_rules
 from .core.seatview import SeatView
 from .core.tiles import Tile
@@ -67,7 +67,7 @@ class Observation(SeatView):
     #: layout_geometry of the layout.
     __slots__ = ("_points", "_geometry")
     _points: dict[Move, int]
-    _geometry: tuple[Any, Any]
+    _geometry: tuple[Any, Any, Any]
 
     def __init__(
         self,
@@ -131,7 +131,7 @@ class Observation(SeatView):
         """The bounded table ``(x_min, y_min, x_max, y_max)`` in grid units, or None."""
         return self._layout_geometry()[1]  # type: ignore[no-any-return]
 
-    def _layout_geometry(self) -> tuple[Any, Any]:
+    def _layout_geometry(self) -> tuple[Any, Any, Any]:
         try:
             return self._geometry
         except AttributeError:
@@ -313,6 +313,11 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
     variant = _text(variant, "variant")
     if not isinstance(options, dict) or any(not isinstance(k, str) for k in options):
         raise _Corrupt("options must be a map with text keys")
+    if len(obj) == 17:  # version 1, before the bounded table: played unbounded
+        try:
+            options = pre_geometry_options(variant, options)
+        except ValueError as exc:  # an unknown variant
+            raise _Corrupt(str(exc)) from None
     players = _int(players, "players", 2, 4)
     try:
         lookup_variant(variant).resolve_options(players, options)  # before the core does
@@ -393,6 +398,11 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
         legal_moves=legal_moves,
         closed_ends=tuple(closed),
     )
+    try:  # the closed ends are those the layout closes
+        if layout_geometry(variant, players, options, layout_moves)[2] != obs.closed_ends:
+            raise _Corrupt("closed_ends disagree with the ends the layout closes")
+    except ValueError as exc:  # a layout the rules cannot build
+        raise _Corrupt(str(exc)) from None
     try:  # the layout must be one the rules can build, and the legal moves must fit it
         if legal_moves and lookup_variant(variant).move_scorer is None:
             obs.points_after(legal_moves[0])  # scores them all, once

@@ -152,7 +152,8 @@ def test_replayed_moves_give_the_same_layout(game):
     )
     assert replayed.placements == r.placements
     assert replayed.closed_ends == r.closed_ends
-    assert layout_geometry(variant, players, options, r.layout) == (r.placements, r.table)
+    geometry = layout_geometry(variant, players, options, r.layout)
+    assert geometry == (r.placements, r.table, r.closed_ends)
 
 
 def test_the_lead_and_the_line():
@@ -228,7 +229,7 @@ def test_any_layout_is_placed_soundly_or_refused(layout, width):
     texts = [f"{a}-{b}{end if i else ''}" for i, (a, b, end) in enumerate(layout)]
     options = {"table_width": width, "table_height": 2}
     try:
-        placements, table = layout_geometry("multiplayer", 2, options, texts)
+        placements, table, _ = layout_geometry("multiplayer", 2, options, texts)
     except ValueError:
         return
     boxes = [box(p) for p in placements]
@@ -297,3 +298,65 @@ def test_a_sampled_deal_shows_the_same_closed_ends(seed, choice_seed):
             assert obs.closed_ends
             assert obs.sample(seed % 1000).observation(obs.seat) == obs
             checked += 1
+
+
+def test_an_observation_with_closed_ends_the_layout_does_not_close_is_refused():
+    hands = [["4-0", "5-2", "6-1", "4-3"], ["2-0", "6-5", "1-1"]]
+    r = Round.from_deal(
+        "multiplayer", hands, ["3-3", "5-5", "5-0"], leader=0, partial=True,
+        moves=["4-0", "2-0@E", "5-2@E", "6-5@E"], table_width=4, table_height=2,
+    )  # fmt: skip
+    fields = msgpack.unpackb(r.observation(0).to_msgpack(), raw=False, strict_map_key=False)
+    assert fields[17] == ["E"]
+    for wrong in ([], ["W"], ["W", "E"]):
+        fields[17] = wrong
+        with pytest.raises(ValueError, match="closed_ends"):
+            bones.Observation.from_msgpack(msgpack.packb(fields, use_bin_type=True))
+
+
+def test_a_version_1_observation_of_multiplayer_is_unbounded():
+    # saved before the bounded table: no closed_ends field, and the game was unbounded,
+    # so a layout that a bounded table would have closed still loads, with no closed end
+    hands = [["4-0", "5-2", "6-1", "4-3"], ["2-0", "6-5", "1-1"]]
+    r = Round.from_deal(
+        "multiplayer", hands, ["3-3", "5-5", "5-0"], leader=0, partial=True,
+        moves=["4-0", "2-0@E", "5-2@E", "6-5@E"], table_width=4, table_height=2,
+        geometry="unbounded",
+    )  # fmt: skip
+    fields = msgpack.unpackb(r.observation(0).to_msgpack(), raw=False, strict_map_key=False)
+    fields[0] = 1
+    fields[5] = {"table_width": 4, "table_height": 2}
+    del fields[17]
+    obs = bones.Observation.from_msgpack(msgpack.packb(fields, use_bin_type=True))
+    assert obs.options["geometry"] == "unbounded" and obs.closed_ends == ()
+    assert "6-1@E" in {str(m) for m in obs.legal_moves}
+
+
+def test_a_turn_goes_toward_the_larger_free_area():
+    # a 5 x 3 table (x -10..10, y -6..6): the W line has snaked around the south half, so
+    # when E meets the right edge the north has more free table and E turns north, though
+    # the clockwise turn (south) had room too
+    moves = (
+        "6-6 6-4@W 4-1@W 2-1@W 2-0@W 0-0@W 6-0@W 6-3@W 5-3@W 5-2@W 6-2@W 6-5@W 5-0@W 3-0@W "
+        "3-3@W 3-2@W 6-1@E 5-1@E"
+    ).split()
+    r = Round.deal("multiplayer", seed=674, table_width=5, table_height=3)
+    for move in moves[:-1]:
+        r.play(move)
+    before = r.placements
+    end = before[-1]  # 6-1@E, heading east: the next tile touches at x + 2
+    assert (end.angle, end.first == end.second) == (0, False)
+    south = (end.x + 2, end.y - 1, end.x + 4, end.y + 3)  # the clockwise turn's box
+    x0, y0, x1, y1 = r.table
+    assert x0 <= south[0] and south[2] <= x1 and y0 <= south[1] and south[3] <= y1
+    assert not any(overlap(south, box(p)) for p in before)
+    r.play(moves[-1])
+    assert r.placements[-1].angle == 270  # north, toward the larger free area
+
+
+def test_on_a_tie_the_line_turns_clockwise():
+    r = Round.from_deal(
+        "multiplayer", [["4-0", "5-2"], ["2-0", "6-5"]], leader=0, partial=True,
+        moves=["4-0", "2-0@E", "5-2@E"], table_width=4, table_height=2,
+    )  # fmt: skip
+    assert r.placements[-1].angle == 90  # heading east at the edge: south

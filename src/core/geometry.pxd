@@ -24,6 +24,10 @@ ctypedef struct Spot:
     uint8_t dir                  # Direction from its first half to its second half
     uint8_t first                # pips on the first half (the one touching the line)
     uint8_t second               # pips on the second half
+    int8_t x0                    # the box it covers (set with x, y and dir), for the
+    int8_t y0                    # overlap tests
+    int8_t x1
+    int8_t y1
 
 ctypedef struct Table:
     uint8_t bounded              # 1: the table has edges and blocked ends close

@@ -27,13 +27,21 @@ cdef inline void frame(Anchor at, int u, int w, int al0, int al1, int ac0, int a
     box[3] = yb if ya < yb else ya
 
 
+cdef inline void fill_box(Spot* s) noexcept nogil:
+    """Set the box a tile covers from its centre and direction (4 units along, 2 across)."""
+    cdef int hx = 2 if s.dir == DIR_E or s.dir == DIR_W else 1
+    s.x0 = s.x - hx
+    s.y0 = s.y - 3 + hx
+    s.x1 = s.x + hx
+    s.y1 = s.y + 3 - hx
+
+
 cdef void spot_box(const Spot* s, int* box) noexcept nogil:
     """The box a placed tile covers."""
-    cdef int hx = 2 if s.dir == DIR_E or s.dir == DIR_W else 1
-    box[0] = s.x - hx
-    box[1] = s.y - 3 + hx
-    box[2] = s.x + hx
-    box[3] = s.y + 3 - hx
+    box[0] = s.x0
+    box[1] = s.y0
+    box[2] = s.x1
+    box[3] = s.y1
 
 
 cdef bint within_reach(const Spot* spot, Anchor at) noexcept nogil:
@@ -46,15 +54,13 @@ cdef bint within_reach(const Spot* spot, Anchor at) noexcept nogil:
 
 cdef bint room_for(const int* box, const Spot* spots, int n, const Table* table) noexcept nogil:
     """Whether box lies on the table and overlaps no placed tile (touching is fine)."""
-    cdef int other[4]
     cdef int i
     if table.bounded and (box[0] < table.x0 or box[1] < table.y0
                           or box[2] > table.x1 or box[3] > table.y1):
         return False
     for i in range(n):
-        spot_box(&spots[i], other)
-        if box[0] < other[2] and other[0] < box[2] and box[1] < other[3] \
-                and other[1] < box[3]:
+        if box[0] < spots[i].x1 and spots[i].x0 < box[2] and box[1] < spots[i].y1 \
+                and spots[i].y0 < box[3]:
             return False
     return True
 
@@ -162,6 +168,7 @@ cdef void lead_spot(int hi, int lo, bint spinner, Spot* out, Anchor* ends) noexc
     out.dir = DIR_S if hi == lo else DIR_E
     out.first = hi
     out.second = lo
+    fill_box(out)
     set_anchor(&ends[0], -half, 0, DIR_W)
     set_anchor(&ends[1], half, 0, DIR_E)
     if spinner:
@@ -213,3 +220,4 @@ cdef void place_spot(Anchor* at, int way, int v, int other, bint spinner,
         out.y = y + 2 * dy(d)
         out.dir = d
         set_anchor(at, x + 4 * dx(d), y + 4 * dy(d), d)
+    fill_box(out)

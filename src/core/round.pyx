@@ -672,7 +672,7 @@ cdef class Round:
             if kind_of(self.st.plies[i].move) <= KIND_DOUBLE_DOUBLE:
                 codes[n] = self.st.plies[i].move
                 n += 1
-        return _placements(self.rules, codes, n)
+        return _placements(self.rules, codes, n)[0]
 
     @property
     def table(self):
@@ -1010,8 +1010,8 @@ cdef object _table_of(CompiledRules rules):
 
 
 cdef tuple _placements(CompiledRules rules, const uint32_t* codes, int n):
-    """The Placements of the layout made by the n placement moves ``codes``; ValueError
-    when one does not fit."""
+    """``(placements, closed end names)`` of the layout made by the n placement moves
+    ``codes``; ValueError when one does not fit."""
     cdef State* pub = <State*>PyMem_Malloc(sizeof(State))
     cdef uint32_t hands[4]
     cdef int32_t sc[4]
@@ -1035,14 +1035,16 @@ cdef tuple _placements(CompiledRules rules, const uint32_t* codes, int n):
                 k += 1
                 out.append(Placement(move, tile_at(codes[i] >> (10 * slot) & 31), spot.x,
                                      spot.y, 90 * spot.dir, spot.first, spot.second))
-        return tuple(out)
+        closed = tuple([END_NAMES[i] for i in range(pub.n_ends) if pub.closed >> i & 1])
+        return tuple(out), closed
     finally:
         PyMem_Free(pub)
 
 
 def layout_geometry(str variant not None, int players, dict options not None, layout):
-    """``(placements, table)`` of the public ``layout`` (a sequence of placement moves)
-    under ``variant`` with ``options``: what an observation shows (docs/geometry.md)."""
+    """``(placements, table, closed_ends)`` of the public ``layout`` (a sequence of
+    placement moves) under ``variant`` with ``options``: what an observation shows
+    (docs/geometry.md)."""
     cdef CompiledRules rules = compile_rules(variant, players, options)
     cdef uint32_t codes[32]
     cdef int n = 0
@@ -1053,7 +1055,8 @@ def layout_geometry(str variant not None, int players, dict options not None, la
         if kind_of(codes[n]) > KIND_DOUBLE_DOUBLE:
             raise ValueError(f"{move_of(codes[n])} is not a placement")
         n += 1
-    return _placements(rules, codes, n), _table_of(rules)
+    placements, closed = _placements(rules, codes, n)
+    return placements, _table_of(rules), closed
 
 
 def points_after(str variant not None, int players, dict options not None, layout, moves,
