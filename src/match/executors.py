@@ -12,11 +12,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .driver import SLOT, enter_worker, play_games
-from .schedule import MatchError, load_plugins
+from .schedule import MatchError, Plan, load_plugins
 
 # ---------------------------------------------------------------------------------------
 # The process pool with its watchdog
@@ -122,11 +122,14 @@ class Pool:
 # Any other executor (a Dask cluster): the task carries the plugins to load
 
 
-def play_remote(plugins: Sequence[str], batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """A task for an executor whose workers were not started by this runner (a Dask
-    worker): load the match's plugins (once per process), then play the batch."""
+def play_planned(
+    plan: Plan, gids: Sequence[int], plugins: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """A worker's task: the games ``gids`` of ``plan``, their tasks made here, in the
+    workers, not in the runner.  ``plugins``: modules to load first, for workers this
+    runner did not start (a Dask worker; once per process)."""
     load_plugins(plugins)
-    return play_games(batch)
+    return play_games([plan.task(g) for g in gids])
 
 
 class DaskExecutor:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .driver import hard_limit, hook_name, play_game, play_games
-from .executors import PARENT_FDS, Pool, play_remote
+from .executors import PARENT_FDS, Pool, play_planned
 from .journal import (
     IdSet,
     Journal,
@@ -197,11 +197,10 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
 
     def submit(batch: list[int]) -> None:
-        tasks = [plan.task(g) for g in batch]
         if pool is not None:
-            fut = ex.submit(play_games, tasks)
+            fut = ex.submit(play_planned, plan, batch)
         else:  # workers this runner did not start: each task names the plugins to load
-            fut = ex.submit(play_remote, plan.config.plugins, tasks)
+            fut = ex.submit(play_planned, plan, batch, plan.config.plugins)
         in_flight[fut] = batch
 
     try:
