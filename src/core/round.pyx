@@ -72,6 +72,17 @@ cdef inline void _put(object tup, Py_ssize_t i, object item):
     PyTuple_SET_ITEM(tup, i, item)
 
 
+cdef tuple _int_tuple(const int32_t* values, int n):
+    """``tuple(values[:n])``, made without a list."""
+    cdef tuple out = PyTuple_New(n)
+    cdef object item
+    cdef int i
+    for i in range(n):
+        item = values[i]
+        _put(out, i, item)
+    return out
+
+
 cdef object _event(str kind, int seat, object move, int count, int points):
     """An Event (a NamedTuple: a tuple subclass) made without calling its Python __new__."""
     cdef object ev = PyType_GenericAlloc(<PyTypeObject*>Event, 5)
@@ -597,14 +608,11 @@ cdef class Round:
         return self._hand_sizes()
 
     cdef tuple _hand_sizes(self):
-        cdef int i, n = self.rules.c.players
-        cdef tuple out = PyTuple_New(n)
-        cdef object size
-        for i in range(n):
-            size = popcount(self.st.hand[i])
-            Py_INCREF(size)
-            PyTuple_SET_ITEM(out, i, size)
-        return out
+        cdef int32_t sizes[4]
+        cdef int i
+        for i in range(self.rules.c.players):
+            sizes[i] = popcount(self.st.hand[i])
+        return _int_tuple(sizes, self.rules.c.players)
 
     @property
     def stock_size(self):
@@ -693,14 +701,7 @@ cdef class Round:
         return self._scores()
 
     cdef tuple _scores(self):
-        cdef int i, n = self.rules.c.n_sides
-        cdef tuple out = PyTuple_New(n)
-        cdef object score
-        for i in range(n):
-            score = self.st.score[i]
-            Py_INCREF(score)
-            PyTuple_SET_ITEM(out, i, score)
-        return out
+        return _int_tuple(self.st.score, self.rules.c.n_sides)
 
     @property
     def is_over(self):
