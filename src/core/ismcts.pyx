@@ -12,13 +12,12 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from bones.core.policy cimport Weights, load_weights
+from bones.core.policy cimport Weights
 from bones.core.rng cimport rng_below, rng_seed
 from bones.core.sampler cimport DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, header_size, load_moves, now_ms, play_out, sampler_for, utility,
+    MAX_CHOICES, header_size, now_ms, play_out, start_search, utility,
 )
-from bones.core.search import POLICIES
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
 
 
@@ -110,12 +109,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     cdef size_t header = header_size(&base)
     cdef double start = now_ms()
     cdef uint32_t best_move = 0
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    pol = POLICIES[policy]
-    load_weights(weights, &w)
-    n = load_moves(observation, legal_moves, codes)
-    sampler = sampler_for(observation, codes, n, rng)
+    sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
     nodes = <Node*>malloc((iterations + 1) * sizeof(Node))  # one node per iteration at most

@@ -23,3 +23,5 @@ cdef double now_ms() noexcept nogil
 cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil
 cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1
 cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng)
+cdef DealSampler start_search(observation, legal_moves, str policy, weights, Weights* w,
+                              uint32_t* codes, int* n, int* pol, uint64_t rng)

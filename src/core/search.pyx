@@ -81,6 +81,19 @@ cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t
     return sampler
 
 
+cdef DealSampler start_search(observation, legal_moves, str policy, weights, Weights* w,
+                              uint32_t* codes, int* n, int* pol, uint64_t rng):
+    """The start that pimc and ismcts share: the code of ``policy`` (ValueError for an
+    unknown one) into pol, the weights into w, the legal moves' codes into codes and
+    their number into n, and the observation's sampler."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    pol[0] = POLICIES[policy]
+    load_weights(weights, w)
+    n[0] = load_moves(observation, legal_moves, codes)
+    return sampler_for(observation, codes, n[0], rng)
+
+
 def choose(observation, legal_moves, int simulations, uint64_t seed):
     """The legal move with the best mean utility over ``simulations`` samples, each sample
     shared by every move; returns ``(move, new_seed)`` so a bot stays deterministic."""
@@ -199,12 +212,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
     cdef size_t header = header_size(&base)
     cdef double start = now_ms()
     cdef bint over = False
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    pol = POLICIES[policy]
-    load_weights(weights, &w)
-    n = load_moves(observation, legal_moves, codes)
-    sampler = sampler_for(observation, codes, n, rng)
+    sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
     for i in range(n):
