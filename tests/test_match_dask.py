@@ -99,3 +99,45 @@ def test_cli_refuses_a_scheduler_without_dask(tmp_path, capsys):
     code = main(["match", "greedy", "random", "--games", "2", "--scheduler", "tcp://x:1"])
     assert code != 0
     assert "--scheduler is for --executor dask" in capsys.readouterr().err
+
+
+def test_a_bot_that_kills_its_worker_stops_the_match_cleanly(tmp_path, monkeypatch):
+    """A game whose bot kills the Dask worker fails its task on every try: after three
+    the match stops with a one-line error, and the journal keeps every finished game.
+    (Here the bot kills its worker in game 4 only; the games before it are kept.)"""
+    from pathlib import Path
+
+    import dask
+
+    here = str(Path(__file__).resolve().parent)
+    monkeypatch.syspath_prepend(here)  # the runner checks the plugin here too
+    env = {"PYTHONPATH": here}
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            env=env,
+        ) as local,
+    ):
+        config = MatchConfig(
+            bots=("t-exit", "greedy"),
+            variant="block",
+            players=2,
+            games=40,
+            seed=4,
+            secret=SECRET,
+            plugins=("dask_exit_plugin",),
+        )
+        dask_ex = DaskExecutor(local.scheduler_address)
+        try:
+            with pytest.raises(MatchError, match=r"failed the task of games .* 3 times"):
+                run_match(config, tmp_path / "exit.jsonl", jobs=1, executor=dask_ex.executor)
+        finally:
+            dask_ex.close()
+    lines = (tmp_path / "exit.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "match"  # the journal is intact and readable
+    kinds = [json.loads(line)["type"] for line in lines]
+    assert set(kinds) <= {"match", "game"} and "game" in kinds  # games that finished
