@@ -76,3 +76,15 @@ def test_no_timer_is_left_running_after_a_game():
     assert rec["forfeit"] is None
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert driver._ARMED == 0.0 and driver._DEADLINE == 0.0
+
+
+def test_observation_pickles_and_copies():
+    import copy
+    import pickle
+
+    r = Round.deal("straight", players=2, seed=3)
+    obs = r.observation(r.to_move)
+    obs.points_after(obs.legal_moves[0])  # its cache set, then copied with it
+    for other in (pickle.loads(pickle.dumps(obs)), copy.deepcopy(obs), copy.copy(obs)):
+        assert type(other) is Observation and other == obs
+        assert other.points_after(obs.legal_moves[0]) == obs.points_after(obs.legal_moves[0])
