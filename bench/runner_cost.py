@@ -139,7 +139,8 @@ elif what == "bare":
 """
 
 
-def _instructions(what: str, args: argparse.Namespace, rounds: int = 0) -> tuple[int, int]:
+def _instructions(what: str, args: argparse.Namespace, rounds: int = 0) -> tuple[int, int, int]:
+    """``(instructions, moves, rounds)`` of one workload under callgrind."""
     code = _CHILD.format(
         here=os.path.dirname(os.path.abspath(__file__)),
         what=what,
@@ -161,9 +162,8 @@ def _instructions(what: str, args: argparse.Namespace, rounds: int = 0) -> tuple
         total = int(re.search(r"Collected : (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
     found = re.search(r"MOVES (\d+)(?: (\d+))?", proc.stderr)
     moves = int(found.group(1)) if found else 0
-    if found and found.group(2):
-        args.rounds_played = int(found.group(2))
-    return total, moves
+    played = int(found.group(2)) if found and found.group(2) else 0
+    return total, moves, played
 
 
 def _env(tree: str | None) -> dict[str, str]:
@@ -199,9 +199,9 @@ def versus(args: argparse.Namespace) -> dict:
 
 
 def instructions(args: argparse.Namespace) -> dict:
-    start, _ = _instructions("none", args)
-    run_total, moves = _instructions("runner", args)
-    bare_total, bare_moves = _instructions("bare", args, args.rounds_played)
+    start, _, _ = _instructions("none", args)
+    run_total, moves, rounds = _instructions("runner", args)
+    bare_total, bare_moves, _ = _instructions("bare", args, rounds)
     run_per = (run_total - start) / moves
     bare_per = (bare_total - start) / bare_moves
     return {
@@ -223,7 +223,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tree", help="measure the build of this source tree (--instructions)")
     ap.add_argument("--base", help="a source tree to measure alternately with this one")
     args = ap.parse_args(argv)
-    args.rounds_played = 0
     if args.instructions:
         result = instructions(args)
     elif args.base:
