@@ -24,6 +24,7 @@ CORE_MODULES = [
     "sampler",
     "policy",
     "ismcts",
+    "referee",  # the round loop and the guard of a match's bots
     "actions",  # learning agents: docs/envs.md
     "tensor",
     "vector",

@@ -11,13 +11,17 @@ A tree is a source checkout whose core is built in place (``python setup.py buil
 
 The runner plays the games as a worker of ``bones match`` does (``play_games`` on the
 tasks of a match, with the worker's watch slot and the default time limit, so every hook
-is watched and timed), random bots in-process.  The bare loop plays the same number of
-rounds with ``rng.choice(round.legal_moves)``: the engine and the same choice, without a
-runner.  Both alternate ``--repeats`` times; each figure is the fastest repeat (the one
-the machine's other load disturbed least) and the report shows the spread.  Times are
-this process's CPU time (``time.process_time``), which another process's load on a
-shared machine disturbs far less than the wall clock.  The
-runner's cost per move is the difference of the two times per move.
+is watched and timed), random bots in-process.  Two bare loops play the same number of
+rounds without a runner: ``bare``, the engine and ``rng.choice(round.legal_moves)``; and
+``bare_bots``, the engine and the bots' own code, each game's random bots made as the
+runner makes them and each move chosen by the bot's ``choose``.  The runner's own cost
+per move, "beyond the bots' choose", is the runner's time less ``bare_bots``'s
+(``cost``); ``cost_beyond_bare`` also counts the bots' code (their ``choose`` call and
+the seeding of their ``random.Random``).  The workloads alternate ``--repeats`` times;
+each figure is the fastest repeat (the one the machine's other load disturbed least)
+and the report shows the spread.  Times are this process's CPU time
+(``time.process_time``), which another process's load on a shared machine disturbs far
+less than the wall clock.
 
 ``--instructions`` runs each workload under ``valgrind --tool=callgrind`` (less a run that
 only starts up and plays a few games, so imports and first calls are not counted) and
@@ -97,26 +101,55 @@ def bare(variant: str, players: int, rounds: int, seed: int = 1) -> tuple[int, f
     return moves, time.process_time() - start
 
 
+def bare_bots(
+    variant: str, players: int, rounds: int, games: int, seed: int = 1
+) -> tuple[int, float]:
+    """``(moves, seconds)`` of the bare loop with the bots' own code in it: the rounds of
+    ``games`` games, each game's random bots made as the runner makes them
+    (``make_bot``), each move chosen by the bot's own ``choose``.  The runner's cost
+    beyond this is its own: the issue's "beyond the bots' choose"."""
+    from bones import Round
+    from bones.bot import make_bot
+
+    per_game = max(1, rounds // max(1, games))
+    moves = 0
+    bots: list = []
+    start = time.process_time()
+    for i in range(rounds):
+        if i % per_game == 0:
+            bots = [make_bot("random", seed=seed * 7919 + i + s) for s in range(players)]
+        r = Round.deal(variant, players, seed=seed * 1_000_003 + i)
+        while not r.is_over:
+            r.play(bots[r.to_move].choose(None, r.legal_moves))
+            moves += 1
+    return moves, time.process_time() - start
+
+
 def timed(args: argparse.Namespace) -> dict:
     _as_worker()
     tasks = _tasks(args.variant, args.players, args.games)
     runner(tasks[:4])  # imports and first calls out of the way
     bare(args.variant, args.players, 4)
-    run_us, bare_us = [], []
+    bare_bots(args.variant, args.players, 4, 1)
+    run_us, bare_us, bots_us = [], [], []
     for _ in range(args.repeats):
         moves, rounds, seconds = runner(tasks)
         run_us.append(seconds / moves * 1e6)
         b_moves, b_seconds = bare(args.variant, args.players, rounds)
         bare_us.append(b_seconds / b_moves * 1e6)
-    diffs = [r - b for r, b in zip(run_us, bare_us, strict=True)]
+        b_moves, b_seconds = bare_bots(args.variant, args.players, rounds, len(tasks))
+        bots_us.append(b_seconds / b_moves * 1e6)
+    diffs = [r - b for r, b in zip(run_us, bots_us, strict=True)]
     return {
         "workload": f"{args.variant} {args.players}p, random bots, {len(tasks)} games",
         "moves": moves,
         "runner_us_per_move": min(run_us),
         "bare_us_per_move": min(bare_us),
-        "cost_us_per_move": min(run_us) - min(bare_us),
+        "bare_bots_us_per_move": min(bots_us),
+        "cost_us_per_move": min(run_us) - min(bots_us),
         "cost_median_us": statistics.median(diffs),
         "cost_range_us": [min(diffs), max(diffs)],
+        "cost_beyond_bare_us_per_move": min(run_us) - min(bare_us),
         "repeats": args.repeats,
     }
 
@@ -130,11 +163,15 @@ rc._as_worker()
 tasks = rc._tasks(variant, players, games)
 rc.runner(tasks[:4])  # imports, plugins and first calls: in the start-up run too
 rc.bare(variant, players, 4)
+rc.bare_bots(variant, players, 4, 1)
 if what == "runner":
     moves, rounds, _ = rc.runner(tasks)
     print("MOVES", moves, rounds, file=sys.stderr)
 elif what == "bare":
     moves, _ = rc.bare(variant, players, {rounds!r})
+    print("MOVES", moves, file=sys.stderr)
+elif what == "bare_bots":
+    moves, _ = rc.bare_bots(variant, players, {rounds!r}, games)
     print("MOVES", moves, file=sys.stderr)
 """
 
@@ -190,6 +227,9 @@ def versus(args: argparse.Namespace) -> dict:
             "bare_us_per_move": min(r["bare_us_per_move"] for r in items),
             "cost_us_per_move": min(r["cost_us_per_move"] for r in items),
             "cost_median_us": statistics.median(r["cost_us_per_move"] for r in items),
+            "cost_beyond_bare_us_per_move": min(
+                r.get("cost_beyond_bare_us_per_move", r["cost_us_per_move"]) for r in items
+            ),
         }
     report["cost_ratio_new_over_base"] = (
         report["new"]["cost_us_per_move"] / report["base"]["cost_us_per_move"]
@@ -202,14 +242,18 @@ def instructions(args: argparse.Namespace) -> dict:
     start, _, _ = _instructions("none", args)
     run_total, moves, rounds = _instructions("runner", args)
     bare_total, bare_moves, _ = _instructions("bare", args, rounds)
+    bots_total, bots_moves, _ = _instructions("bare_bots", args, rounds)
     run_per = (run_total - start) / moves
     bare_per = (bare_total - start) / bare_moves
+    bots_per = (bots_total - start) / bots_moves
     return {
         "workload": f"{args.variant} {args.players}p, random bots",
         "moves": moves,
         "runner_instructions_per_move": round(run_per),
         "bare_instructions_per_move": round(bare_per),
-        "cost_instructions_per_move": round(run_per - bare_per),
+        "bare_bots_instructions_per_move": round(bots_per),
+        "cost_instructions_per_move": round(run_per - bots_per),
+        "cost_beyond_bare_instructions_per_move": round(run_per - bare_per),
     }
 
 

@@ -15,12 +15,13 @@ import math
 import random
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import registry
+from .core.referee import play_round
 from .errors import BonesError, OptionError
 from .variant import Option, show
 
@@ -318,14 +319,33 @@ def _coerce(option: Option | None, value: Any, text: str) -> Any:
     return value
 
 
+#: spec -> (the registry it was resolved in, its BotSpec, its options resolved, whether it
+#: names a seed): a match makes the same bots for every game
+_RESOLVED: dict[str, tuple[object, BotSpec, dict[str, Any], bool]] = {}
+
+
 def _resolve_spec(spec: str, seed: int | None) -> tuple[BotSpec, dict[str, Any]]:
-    name, raw = _parse(spec)
-    bspec = bot_spec(name)
-    allowed = bspec.all_options
-    given = {k: _coerce(allowed.get(k), v, text) for k, (v, text) in raw.items()}
-    if "seed" not in given and seed is not None:
-        given["seed"] = seed
-    return bspec, bspec.resolve(**given)
+    reg = registry.current()
+    known = _RESOLVED.get(spec)
+    if known is None or reg is None or known[0] is not reg:
+        name, raw = _parse(spec)
+        bspec = bot_spec(name)
+        allowed = bspec.all_options
+        given = {k: _coerce(allowed.get(k), v, text) for k, (v, text) in raw.items()}
+        known = (reg, bspec, bspec.resolve(**given), "seed" in given)
+        if reg is not None:
+            if len(_RESOLVED) >= 256:
+                _RESOLVED.clear()
+            _RESOLVED[spec] = known
+    _, bspec, resolved, seeded = known
+    options = dict(resolved)
+    if not seeded and seed is not None:
+        if not SEED_OPTION.accepts(seed):
+            raise OptionError(
+                f"bot {bspec.name!r}: option 'seed' must be {SEED_OPTION.allowed}; got {seed!r}"
+            )
+        options["seed"] = seed
+    return bspec, options
 
 
 #: The prefix of a spec that names an external bot: ``cmd:COMMAND LINE``.
@@ -396,7 +416,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 
 
 # ---------------------------------------------------------------------------------------
-# Helpers for bots and a round driver
+# Helpers for bots (the round driver, play_round, is bones.core.referee's)
 
 
 def move_weight(move: Move) -> int:
@@ -407,100 +427,3 @@ def move_weight(move: Move) -> int:
         return -1
     tile2 = move.tile2
     return int(tile.pips) + (int(tile2.pips) if tile2 is not None else 0)
-
-
-def _call(seat: int, bot: Any, hook: str, *args: Any) -> Any:
-    try:
-        return getattr(bot, hook)(*args)
-    except BotError:
-        raise
-    except Exception as exc:
-        name = getattr(bot, "name", "") or type(bot).__name__
-        raise BotError(seat, f"{name}.{hook}() raised {type(exc).__name__}: {exc}") from exc
-
-
-def _describe(obj: Any) -> str:
-    """What a bot answered, for an error message, without calling any of its methods
-    (its ``__repr__`` or ``__str__`` may raise, or lie): the type, and the value of a
-    plain None, bool, int, float or str."""
-    kind = type(obj)
-    if obj is None or kind in (bool, int, float, str):
-        text = repr(obj)
-        return f"{kind.__name__} {text if len(text) <= 60 else text[:57] + '...'}"
-    try:
-        name = kind.__qualname__
-    except BaseException:  # noqa: BLE001
-        name = "?"
-    return f"an object of type {name if isinstance(name, str) else '?'}"
-
-
-def _noop(bot: Any, hook: str) -> bool:
-    """Whether ``bot``'s ``hook`` is :class:`Bot`'s own, which does nothing."""
-    return getattr(getattr(bot, hook, None), "__func__", None) is getattr(Bot, hook)
-
-
-def play_round(round: Any, bots: Sequence[Any]) -> RoundResult:
-    """Play ``round`` (a :class:`bones.Round`) to its end with ``bots[seat]`` for each seat;
-    return its :class:`~bones.RoundResult`.
-
-    Each bot gets ``start_round(round.observation(seat))``; then every event already in
-    the round and every public event that follows, in order, through ``observe``; the bot
-    to move gets ``choose(observation, legal_moves)``; at the end ``end_round(result,
-    observation)``.  Bots never see the round itself, another hand or the stock.  A bot
-    that answers anything but one of the legal moves, or whose hook raises, raises
-    :class:`BotError` naming the seat.  ``start_game``/``end_game`` are the caller's.
-    """
-    from .core.moves import Move
-
-    players = round.players
-    if len(bots) != players:
-        raise ValueError(f"play_round: {players} seats but {len(bots)} bots")
-    # Bot's own start_round, observe and end_round do nothing: a bot that keeps them is
-    # not called (and its observations are not built)
-    observers = [(seat, bot) for seat, bot in enumerate(bots) if not _noop(bot, "observe")]
-    for seat, bot in enumerate(bots):
-        if not _noop(bot, "start_round"):
-            _call(seat, bot, "start_round", round.observation(seat))
-    seen = 0
-
-    def deliver() -> None:
-        nonlocal seen
-        events = round.events
-        if observers:
-            for event in events[seen:]:
-                for seat, bot in observers:
-                    _call(seat, bot, "observe", event)
-        seen = len(events)
-
-    deliver()
-    choosers = [bot.choose for bot in bots]
-    seat = -1
-    try:
-        while not round.is_over:
-            seat = round.to_move
-            observation = round.observation(seat)
-            legal = observation.legal_moves
-            move = choosers[seat](observation, legal)
-            if type(move) is not Move:  # exactly a Move: a subclass or a look-alike may lie
-                raise BotError(seat, f"choose() returned {_describe(move)}, not a bones.Move")
-            if move not in legal:  # Move.__eq__ compares the move codes
-                raise BotError(
-                    seat,
-                    f"choose() returned {move}, which is not legal; legal: "
-                    + ", ".join(map(str, legal)),
-                )
-            seat = -1  # what follows is the engine's (an error there is not the bot's)
-            round.play(move)
-            if observers:
-                deliver()
-    except Exception as exc:
-        if seat < 0 or isinstance(exc, BotError):
-            raise
-        bot = bots[seat]
-        name = getattr(bot, "name", "") or type(bot).__name__
-        raise BotError(seat, f"{name}.choose() raised {type(exc).__name__}: {exc}") from exc
-    result: RoundResult = round.result
-    for seat, bot in enumerate(bots):
-        if not _noop(bot, "end_round"):
-            _call(seat, bot, "end_round", result, round.observation(seat))
-    return result

@@ -18,17 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import msgpack
 
+from .core.round import Round, derive_seed
 from .errors import OptionError
 from .records import Reason, RoundResult, unpack_message
 from .registry import variant as _lookup_variant
 from .variant import brief
-
-if TYPE_CHECKING:
-    from .core.round import Round
 
 __all__ = [
     "SCHEMA",
@@ -72,11 +70,9 @@ def splitmix64(x: int) -> int:
 
 
 def _derive(seed: int, stream: int, index: int) -> int:
-    """A 63-bit number for ``(seed, stream, index)``: splitmix64 applied three times."""
-    x = splitmix64(seed & _MASK64)
-    x = splitmix64(x ^ stream)
-    x = splitmix64(x ^ (index & _MASK64))
-    return x >> 1
+    """A 63-bit number for ``(seed, stream, index)``: splitmix64 applied three times (in
+    the core: a game derives two seeds a round)."""
+    return derive_seed(seed, stream, index)  # type: ignore[no-any-return]
 
 
 def round_seed(seed: int, index: int) -> int:
@@ -359,12 +355,6 @@ def _straight_award(
     return tuple(result.points), tuple(round5(v) // scale for v in result.values)
 
 
-def _round_class() -> type[Round]:
-    from .core.round import Round
-
-    return Round
-
-
 def _plain(value: Any) -> Any:
     """An option value as msgpack writes it back (mappings to dicts, tuples to lists)."""
     if isinstance(value, Mapping):
@@ -382,10 +372,13 @@ def _check_seed(seed: object) -> int:
     return seed
 
 
-def _seat_value(hand: Sequence[Any], lone_zero: int | None) -> int:
-    if lone_zero is not None and len(hand) == 1 and hand[0].high == 0:
+def _seat_value(rnd: Round, seat: int, lone_zero: int | None) -> int:
+    """What seat's hand counts for the next leader: its pips (Kozel: a lone 0-0 counts
+    ``lone_zero``)."""
+    pips: int = rnd.hand_pips(seat)
+    if lone_zero is not None and pips == 0 and rnd.hand_sizes[seat] == 1:
         return lone_zero
-    return sum(t.pips for t in hand)
+    return pips
 
 
 class Game:
@@ -471,7 +464,7 @@ class Game:
     ) -> Round:
         options = dict(self._options)
         options.update(extra)
-        return _round_class().deal(
+        return Round.deal(
             self._variant,
             players=self._players,
             seed=round_seed(self._seed, index),
@@ -593,7 +586,7 @@ class Game:
             return None
         index = self._index + 1
         lone = self._rules.get("lone_zero_double") if self._base == "kozel" else None
-        values = [_seat_value(rnd.hand(seat), lone) for seat in range(self._players)]
+        values = [_seat_value(rnd, seat, lone) for seat in range(self._players)]
         leader, extra = next_leader(
             self._base,
             self._rules,
@@ -863,7 +856,7 @@ def _load(cls: type[Game], doc: Any) -> Game:
     except ValueError as exc:  # a seed out of range
         raise _bad(str(exc)) from None
     try:
-        rnd = _round_class().from_msgpack(raw_round)
+        rnd = Round.from_msgpack(raw_round)
     except Exception as exc:  # the core promises ValueError; never let anything else out
         raise _bad(f"the current round does not load: {exc}") from None
     if rnd.variant != game._variant:
@@ -967,7 +960,7 @@ def _check_game(game: Game, rnd: Round, raw_round: bytes) -> None:
         if deal_scores != history[index - 1]:
             raise _bad("the current round was not dealt with the game's scores before it")
         try:
-            fresh = _round_class().deal(
+            fresh = Round.deal(
                 game._variant,
                 game._players,
                 round_seed(game._seed, index),

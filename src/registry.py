@@ -146,6 +146,13 @@ def _registry() -> _Registry:
         return _cache
 
 
+def current() -> object | None:
+    """The complete registry now in use, another object after :func:`reset` (for caches
+    keyed on what is registered); None while plugins are still being loaded."""
+    reg = _registry()
+    return reg if reg is _cache else None
+
+
 def reset(*, plugins: bool = True) -> None:
     """Forget the cached registry.  With ``plugins=True`` (default) also forget the plugin
     manager, so installed plugins are loaded again; ``plugins=False`` keeps the manager

@@ -68,6 +68,7 @@ def test_observation_fields_match_the_round():
 
 
 def test_no_timer_is_left_running_after_a_game():
+    from bones.core import referee
     from bones.match import driver
 
     config = MatchConfig(bots=("random", "greedy"), variant="straight", players=2, games=2)
@@ -75,7 +76,7 @@ def test_no_timer_is_left_running_after_a_game():
     rec = driver.play_game(the_plan.task(0))
     assert rec["forfeit"] is None
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    assert driver._ARMED == 0.0 and driver._DEADLINE == 0.0
+    assert referee.alarm_state() == (0.0, 0.0)
 
 
 def test_observation_pickles_and_copies():
@@ -88,3 +89,85 @@ def test_observation_pickles_and_copies():
     for other in (pickle.loads(pickle.dumps(obs)), copy.deepcopy(obs), copy.copy(obs)):
         assert type(other) is Observation and other == obs
         assert other.points_after(obs.legal_moves[0]) == obs.points_after(obs.legal_moves[0])
+
+
+# -- the compiled referee and the game's shortcuts ------------------------------------
+
+
+def test_derive_seed_is_three_splitmix64_steps():
+    import random
+
+    from bones.core.round import derive_seed
+    from bones.game import splitmix64
+
+    mask = (1 << 64) - 1
+    rng = random.Random(4)
+    for _ in range(3000):
+        seed, stream, index = (
+            rng.randrange(-(1 << 63), 1 << 64),
+            rng.randrange(5),
+            rng.getrandbits(40),
+        )
+        x = splitmix64(splitmix64(splitmix64(seed & mask) ^ stream) ^ (index & mask))
+        assert derive_seed(seed, stream, index) == x >> 1
+
+
+@pytest.mark.parametrize("variant", ["straight", "kozel", "multiplayer", "block"])
+def test_hand_pips_and_moves_text(variant):
+    import random
+
+    rng = random.Random(variant)
+    r = Round.deal(variant, players=2, seed=5)
+    while not r.is_over:
+        for seat in range(r.players):
+            assert r.hand_pips(seat) == sum(t.pips for t in r.hand(seat))
+        assert r.moves_text() == " ".join(map(str, r.moves))
+        r.play(rng.choice(r.legal_moves))
+    assert r.moves_text() == " ".join(map(str, r.moves))
+    with pytest.raises(ValueError):
+        r.hand_pips(2)
+
+
+def test_guard_made_without_its_constructor_is_safe():
+    from bones.bot import BotError
+    from bones.core.referee import Guard
+
+    guard = Guard.__new__(Guard)
+    with pytest.raises(BotError):
+        guard.choose(None, ())
+    with pytest.raises(BotError):  # no bot: a BotError, never a crash
+        guard.end_game((0, 0), (0,))
+    assert guard.timeout is None
+
+
+def test_guard_checks_its_watch_slot_and_limit():
+    import array
+
+    from bones.core.referee import Guard
+
+    with pytest.raises(TypeError):
+        Guard(None, 0, "x", None, False, [0.0] * 10, 0)  # not a buffer of doubles
+    with pytest.raises(ValueError, match="no watch slot"):
+        Guard(None, 0, "x", None, False, array.array("d", [0.0] * 10), 2)
+    with pytest.raises(ValueError, match="NaN"):
+        Guard(None, 0, "x", float("nan"), False)
+    assert Guard(None, 0, "x", -1, False).timeout == 0.0
+
+
+def test_guard_writes_the_watch_slot_and_clears_the_seat():
+    import array
+
+    from bones.core.referee import Guard
+
+    watch = array.array("d", [0.0] * 10)
+    seen = []
+
+    class Peek:
+        def choose(self, observation, legal):
+            seen.append(list(watch[5:10]))
+            return legal[0]
+
+    guard = Guard(Peek(), 3, "peek", None, False, watch, 1)
+    assert guard.choose(None, ("m",)) == "m"
+    assert seen[0][2] == 3 and seen[0][4] == 4  # seat 3 in choose (hook 4) while it ran
+    assert watch[7] == -1.0  # the engine's part again

@@ -184,7 +184,8 @@ def test_a_failed_handshake_on_the_command_line(tmp_path, capsys):
 
 
 def test_guard_passes_an_external_fault_unchanged():
-    from bones.match.driver import _forfeit, _Guard
+    from bones.core.referee import Guard
+    from bones.match.driver import _forfeit
     from bones.protocol import ExternalBotError
 
     error = ExternalBotError(1, "external bot 'x': index 9 is out of range", "illegal")
@@ -193,13 +194,13 @@ def test_guard_passes_an_external_fault_unchanged():
         def choose(self, *args):
             raise error
 
-    guard = _Guard(Faulty(), 1, "x", None, False)
+    guard = Guard(Faulty(), 1, "x", None, False)
     guard.external = True
     with pytest.raises(ExternalBotError) as info:
         guard.choose(None, ())
     assert info.value is error
     assert _forfeit(info.value)["reason"] == "illegal"
-    plain = _Guard(Faulty(), 1, "x", None, False)  # an in-process bot raising it: a crash
+    plain = Guard(Faulty(), 1, "x", None, False)  # an in-process bot raising it: a crash
     with pytest.raises(BotError) as info2:
         plain.choose(None, ())
     assert not isinstance(info2.value, ExternalBotError)

@@ -28,3 +28,4 @@ cdef class Round:
     cdef tuple _ends(self)
     cdef tuple _scores(self)
     cdef tuple _legal_tuple(self)
+    cdef object _observation(self, int s)  # the seat's Observation (s checked by the caller)

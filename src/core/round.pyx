@@ -32,8 +32,8 @@ cdef extern from *:
 
 from bones.core.actions cimport space_of
 from bones.core.geometry cimport Spot
-from bones.core.moves cimport move_code, move_of
-from bones.core.rng cimport rng_seed
+from bones.core.moves cimport Move, move_code, move_of
+from bones.core.rng cimport rng_seed, splitmix64
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, Rules, compile_rules
 from bones.core.seatview cimport SeatView
 from bones.core.tensor cimport returns_of, spec_of
@@ -44,7 +44,7 @@ from bones.core.state cimport (
     outcome, play, state_init, undo,
 )
 from bones.core.tiles cimport (
-    ALL_TILES, popcount, tile_at, tiles_of_mask, to_mask, to_tile_index,
+    ALL_TILES, mask_pips, popcount, tile_at, tiles_of_mask, to_mask, to_tile_index,
 )
 
 from bones.core.moves import END_NAMES
@@ -59,6 +59,17 @@ MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sig
 MAX_MOVE_POINTS = 32767     # the largest value a move_scorer may return (either sign)
 _PACKER = msgpack.Packer(use_bin_type=True)
 _REASONS = (None, "out", "blocked", "target")
+_MASK64 = (1 << 64) - 1
+
+
+def derive_seed(seed, stream, index):
+    """``splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ index) >> 1``, arithmetic
+    modulo 2**64 (docs/game.md): the seeds a game and a match derive, the same everywhere."""
+    cdef uint64_t x = splitmix64(<uint64_t>(seed & _MASK64))
+    x = splitmix64(x ^ <uint64_t>(stream & _MASK64))
+    return splitmix64(x ^ <uint64_t>(index & _MASK64)) >> 1
+
+
 cdef object _NEW = object()  # the token that lets this module construct rounds and views
 cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
 cdef long _MAX_SCORE = MAX_SCORE  # C copies of the limits, for checks without a lookup
@@ -603,6 +614,10 @@ cdef class Round:
         """The tiles in seat's hand (the engine's view: bots get observations)."""
         return tiles_of_mask(self.st.hand[<int>self._check_seat(seat)])
 
+    def hand_pips(self, seat):
+        """The pips in seat's hand (the engine's view)."""
+        return mask_pips(self.st.hand[<int>self._check_seat(seat)])
+
     @property
     def hand_sizes(self):
         return self._hand_sizes()
@@ -652,6 +667,19 @@ cdef class Round:
     def moves(self):
         """Every move made so far, draws and passes by choice included."""
         return tuple([move_of(self.st.plies[i].move) for i in range(self.st.n_plies)])
+
+    def moves_text(self):
+        """``" ".join(map(str, round.moves))``, made in the core (a journal stores it for
+        every round)."""
+        cdef list parts = []
+        cdef Move m
+        cdef int i
+        for i in range(self.st.n_plies):
+            m = move_of(self.st.plies[i].move)
+            if m._text is None:
+                m._text = m._make_text()
+            parts.append(m._text)
+        return " ".join(parts)
 
     @property
     def layout(self):
@@ -781,15 +809,17 @@ cdef class Round:
 
     def observation(self, seat):
         """What seat may know: its hand, the table, public events, sizes and scores."""
+        return self._observation(self._check_seat(seat))
+
+    cdef object _observation(self, int s):
         global _Observation
-        cdef int s = self._check_seat(seat)
         if _Observation is None:
             from bones.observation import Observation
             _Observation = Observation
         cdef SeatView o = _new_instance(_Observation)
         o.seat = s
         o.side = self.rules.c.side_of[s]
-        o.variant = self.rules.variant.name
+        o.variant = self.rules.name
         o.options = dict(self.rules.overrides)
         o.players = self.rules.c.players
         o.hand = tiles_of_mask(self.st.hand[s])
@@ -800,7 +830,7 @@ cdef class Round:
         o.count = layout_count(self.st) if self.st.n_placed else 0
         o.events = tuple(self._event_list())
         o.scores = self._scores()
-        o.closed_ends = self.closed_ends
+        o.closed_ends = self.closed_ends if self.st.closed else ()
         if self.st.status == PLAYING:
             o.to_move = self.st.to_move
             o.legal_moves = self._legal_tuple() if self.st.to_move == s else ()

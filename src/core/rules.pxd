@@ -63,6 +63,7 @@ ctypedef struct Rules:
 cdef class CompiledRules:
     cdef Rules c                 # the struct the core reads
     cdef readonly object variant    # the Variant it was compiled from
+    cdef readonly str name          # its registered name (read for every observation)
     cdef readonly dict options      # every option, resolved, plus "players"
     cdef readonly tuple key         # (variant name, players, frozen overrides): the cache key
     cdef readonly dict overrides    # the options as the caller gave them

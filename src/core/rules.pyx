@@ -67,6 +67,7 @@ cpdef CompiledRules compile_rules(str variant, int players, dict options):
     resolved = spec.resolve(players, **options)
     cdef CompiledRules out = CompiledRules.__new__(CompiledRules, _NEW)
     out.variant = spec
+    out.name = spec.name
     out.options = resolved
     out.key = key
     out.overrides = dict(options)

@@ -13,10 +13,12 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from types import MethodType
 from typing import Any
 
-from ..bot import Bot, BotError
+from ..bot import Bot, BotError, make_bot
+from ..core import referee
+from ..core.referee import HOOKS, SLOT, Guard, play_round
+from ..game import new_game
 from .journal import (
     encode_record,
     error_record,
@@ -29,59 +31,8 @@ from .schedule import BOT_LOG_LIMIT, tc_text
 # Playing one game (in a worker or in-process)
 
 
-class _Alarm(BaseException):
-    """Raised by SIGALRM inside a bot that overruns its time (a BaseException, so a bot's
-    ``except Exception`` does not swallow it; a bot that swallows even this one is killed
-    by the runner's watchdog)."""
-
-
-# One interval timer serves every hook of a worker, without a system call per hook: a hook
-# sets _DEADLINE, and the timer is armed only when it would fire after that deadline (or
-# is not armed).  When it fires, the handler raises _Alarm in a hook past its deadline,
-# re-arms for the deadline of a hook still within it, and otherwise lets the timer rest
-# until the next hook arms it.  So the timer fires about once per time limit, not per move.
-_DEADLINE = 0.0  # time.monotonic() at which the running hook is out of time; 0: none
-_ARMED = 0.0  # time.monotonic() at which the timer fires; 0: not armed
-
-
-def _arm(seconds: float) -> None:
-    global _ARMED
-    seconds = max(seconds, 1e-4)
-    _ARMED = time.monotonic() + seconds
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-
-
-def _disarm() -> None:
-    global _ARMED
-    if _ARMED:
-        _ARMED = 0.0
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    global _ARMED
-    _ARMED = 0.0
-    deadline = _DEADLINE
-    if deadline:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise _Alarm()
-        _arm(left)
-
-
-#: The hooks of a bot, by the code a worker writes in its watch slot.
-HOOKS = (
-    "__init__",
-    "start_game",
-    "start_round",
-    "observe",
-    "choose",
-    "end_round",
-    "end_game",
-    "__del__",
-)
 _INIT, _START_GAME, _START_ROUND, _OBSERVE, _CHOOSE, _END_ROUND, _END_GAME, _DEL = range(8)
-SLOT = 5  # doubles per worker slot: pid, game id, seat, since, hook
+MoveTimeout = referee.move_timeout()
 
 
 def hook_name(code: float | int) -> str:
@@ -132,7 +83,6 @@ class Watch:
 _WATCH: Watch | None = None
 _ALARM_READY = False
 _IN_WORKER = False  # a worker of the pool: SIGINT is ignored, stdout goes to stderr
-_USER_INTERRUPT = False  # set by the SIGINT handler play_game installs in the main thread
 
 
 def _alarm_usable() -> bool:
@@ -144,28 +94,9 @@ def _alarm_usable() -> bool:
     ):
         return False
     if not _ALARM_READY:
-        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.signal(signal.SIGALRM, referee.on_alarm)
         _ALARM_READY = True
     return True
-
-
-def _timeout_error() -> type[Exception]:
-    from ..bot import BotError
-
-    class MoveTimeout(BotError):
-        """A bot took longer than its time for a move or a hook."""
-
-    return MoveTimeout
-
-
-_MoveTimeout: type[Exception] | None = None
-
-
-def _move_timeout() -> type[Exception]:
-    global _MoveTimeout
-    if _MoveTimeout is None:
-        _MoveTimeout = _timeout_error()
-    return _MoveTimeout
 
 
 def _text(obj: Any, limit: int = 200) -> str:
@@ -188,115 +119,7 @@ def _type_name(obj: Any) -> str:
         return "?"
 
 
-def _raised(exc: BaseException) -> str:
-    """``"ValueError: boom"`` for an exception a bot raised (``SystemExit: 0`` for
-    ``sys.exit(0)``)."""
-    text = _text(exc)
-    name = _type_name(exc)
-    return f"{name}: {text}" if text else name
-
-
-class _Guard:
-    """A bot as ``play_round`` sees it.  Every hook goes through :meth:`_call`, which
-
-    * marks the seat and the hook in the worker's watch slot (the parent kills a worker
-      whose hook overruns the hard limit, whatever the bot does);
-    * interrupts the hook at the time limit with SIGALRM (POSIX, main thread; every hook
-      but ``observe``, which is called for every event and is left to the clock check
-      and the watchdog);
-    * times the call: a hook slower than the limit is a timeout even if it returned;
-    * turns anything the hook raises, ``BaseException`` included (``sys.exit``,
-      ``KeyboardInterrupt`` raised by a bot, ``GeneratorExit``, ...), into a
-      :class:`~bones.bot.BotError` of this seat; only the user's own Ctrl-C passes.
-    """
-
-    #: Whether the bot is an external one (an ``ExternalBot``, which keeps its own
-    #: deadlines: no SIGALRM, no timing here, and its faults pass unchanged).
-    external = False
-
-    def __init__(self, bot: Any, seat: int, name: str, timeout: float | None, alarm: bool) -> None:
-        self.bot = bot
-        self.name = name
-        self.seat = seat
-        self.timeout = timeout
-        self.alarm = alarm and timeout is not None
-        self.watch = _WATCH
-        self.longest = 0.0
-
-    def _call(self, hook: int, *args: Any) -> Any:
-        global _DEADLINE
-        start = time.monotonic()
-        watch = self.watch  # its begin() and end(), inline: this runs for every move
-        if watch is not None:
-            a, b = watch.a, watch.base
-            a[b + 2] = self.seat
-            a[b + 4] = hook
-            a[b + 3] = start
-        try:
-            try:
-                if self.alarm and hook != _OBSERVE:
-                    limit: float = self.timeout  # type: ignore[assignment]
-                    deadline = start + limit
-                    if not _ARMED or deadline < _ARMED:
-                        _arm(limit)
-                    _DEADLINE = deadline
-                try:
-                    if hook == _INIT:
-                        value = args[0]()
-                    else:  # the bot's attribute lookup too is the bot's code, guarded
-                        value = getattr(self.bot, HOOKS[hook])(*args)
-                finally:
-                    _DEADLINE = 0.0
-            except _Alarm:
-                _DEADLINE = 0.0  # the alarm may have cut the finally short
-                raise _move_timeout()(
-                    self.seat,
-                    f"{self.name} gave no answer from {HOOKS[hook]}() within "
-                    f"{self.timeout:g}s (interrupted)",
-                ) from None
-        except BotError as exc:
-            if exc.seat == self.seat and (isinstance(exc, _move_timeout()) or self.external):
-                raise  # its own timeout, or an external bot's fault (ExternalBotError)
-            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
-        except KeyboardInterrupt as exc:
-            if _USER_INTERRUPT:
-                raise
-            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
-        except BaseException as exc:  # noqa: BLE001  (anything a bot raises is its forfeit)
-            raise BotError(self.seat, f"{self.name}.{HOOKS[hook]}() raised {_raised(exc)}") from exc
-        finally:
-            if watch is not None:
-                a[b + 2] = -1.0  # the engine's part: "since" stays the hook's start
-        elapsed = time.monotonic() - start
-        if hook == _CHOOSE and elapsed > self.longest:
-            self.longest = elapsed
-        if self.timeout is not None and elapsed > self.timeout:
-            what = "a move" if hook == _CHOOSE else f"{HOOKS[hook]}()"
-            raise _move_timeout()(
-                self.seat, f"{self.name} took {elapsed:.3f}s for {what} (limit {self.timeout:g}s)"
-            )
-        return value
-
-    def start_game(self, *args: Any) -> None:
-        self._call(_START_GAME, *args)
-
-    def start_round(self, *args: Any) -> None:
-        self._call(_START_ROUND, *args)
-
-    def observe(self, *args: Any) -> None:
-        self._call(_OBSERVE, *args)
-
-    def choose(self, *args: Any) -> Any:
-        return self._call(_CHOOSE, *args)
-
-    def end_round(self, *args: Any) -> None:
-        self._call(_END_ROUND, *args)
-
-    def end_game(self, *args: Any) -> None:
-        self._call(_END_GAME, *args)
-
-
-class _ClockGuard(_Guard):
+class _ClockGuard(Guard):
     """A guard with a clock for the game (``--tc GAME+INC``): each move may take at most
     the clock's time left (and the time per move, if any); its time is subtracted from
     the clock and the increment added after it.  An in-process bot is interrupted by
@@ -313,7 +136,9 @@ class _ClockGuard(_Guard):
         tc: tuple[float, float],
         external: bool,
     ) -> None:
-        super().__init__(bot, seat, name, None if external else timeout, alarm and not external)
+        super().__init__(
+            bot, seat, name, None if external else timeout, alarm and not external, *_slot()
+        )
         self.external = external
         self.can_alarm = alarm and not external
         self.move_limit = timeout
@@ -332,10 +157,10 @@ class _ClockGuard(_Guard):
             self.timeout, self.alarm = limit, self.can_alarm
         start = time.perf_counter()
         try:
-            move = self._call(_CHOOSE, *args)
+            move = super().choose(*args)
         except BotError as exc:
-            if on_clock and not self.external and isinstance(exc, _move_timeout()):
-                raise _move_timeout()(
+            if on_clock and not self.external and isinstance(exc, MoveTimeout):
+                raise MoveTimeout(
                     self.seat,
                     f"{self.name} ran out of time on its clock ({left:.3f}s left, --tc "
                     f"{tc_text(self.tc)}): {exc.message}",
@@ -345,7 +170,7 @@ class _ClockGuard(_Guard):
             self.timeout, self.alarm = saved
         elapsed = time.perf_counter() - start
         if elapsed > left:
-            raise _move_timeout()(
+            raise MoveTimeout(
                 self.seat,
                 f"{self.name} ran out of time on its clock: {elapsed:.3f}s for a move with "
                 f"{left:.3f}s left (--tc {tc_text(self.tc)})",
@@ -441,7 +266,7 @@ def _forfeit(exc: Exception) -> dict[str, Any]:
     kind = _external_kind(exc)
     if kind is not None:
         reason = kind
-    elif isinstance(exc, _move_timeout()):
+    elif isinstance(exc, MoveTimeout):
         reason = "timeout"
     elif exc.__cause__ is not None:
         reason = "crash"
@@ -492,7 +317,8 @@ def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
                 caller = back.f_code.co_filename if back is not None else previous
                 if caller.endswith(".pyx") or os.path.abspath(caller).startswith(home + os.sep):
                     name = getattr(scorer, "__qualname__", None) or _type_name(scorer)
-                    return f"variant {variant!r}: its move_scorer {name} raised {_raised(chain)}"
+                    what = referee.raised(chain)
+                    return f"variant {variant!r}: its move_scorer {name} raised {what}"
             previous = frame.f_code.co_filename
             tb = tb.tb_next
         chain = chain.__cause__ or chain.__context__
@@ -503,7 +329,7 @@ def _engine_error(exc: BaseException, variant: str) -> str:
     fault = _scorer_fault(exc, variant)
     if fault is not None:
         return fault
-    return f"the engine raised {_raised(exc)} (variant {variant!r})"
+    return f"the engine raised {referee.raised(exc)} (variant {variant!r})"
 
 
 class _StdoutToStderr:
@@ -525,15 +351,14 @@ class _StdoutToStderr:
 class _UserInterrupt:
     """In the main thread of a process that is not a worker, tells the user's Ctrl-C
     (SIGINT, which must stop the match) from a bot raising ``KeyboardInterrupt`` itself
-    (its forfeit): a SIGINT handler sets ``_USER_INTERRUPT`` before raising."""
+    (its forfeit): a SIGINT handler marks the interrupt as the user's before raising."""
 
     def __enter__(self) -> None:
-        global _USER_INTERRUPT
         self.saved: Any = None
         if _IN_WORKER or threading.current_thread() is not threading.main_thread():
             return
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            _USER_INTERRUPT = False
+            referee.set_user_interrupt(False)
             self.saved = signal.default_int_handler
             signal.signal(signal.SIGINT, _on_sigint)
 
@@ -543,8 +368,7 @@ class _UserInterrupt:
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
-    global _USER_INTERRUPT
-    _USER_INTERRUPT = True
+    referee.set_user_interrupt(True)
     raise KeyboardInterrupt
 
 
@@ -556,22 +380,28 @@ def hard_limit(timeout: float | None) -> float | None:
     return timeout + max(timeout, 5.0)
 
 
-_SKIPPABLE = ("start_game", "start_round", "observe", "end_round", "end_game")
+_SKIPPABLE = (_START_GAME, _START_ROUND, _OBSERVE, _END_ROUND, _END_GAME)
 
 
-def _make(guard: _Guard, spec: str, seed: int) -> Any:
+def _make(guard: Guard, spec: str, seed: int) -> Any:
     """Make the bot of a seat (in its guarded ``__init__`` call).  The hooks it keeps from
-    :class:`~bones.Bot` do nothing: the guard hands those on as they are, so that the
-    driver skips them instead of timing thousands of empty calls."""
-    from ..bot import make_bot
-
+    :class:`~bones.Bot` do nothing: the guard skips them instead of timing thousands of
+    empty calls."""
     bot = make_bot(spec, seed=seed)
     kind = type(bot)
     for hook in _SKIPPABLE:
-        base: Any = getattr(Bot, hook)
-        if getattr(kind, hook, None) is base and hook not in getattr(bot, "__dict__", {}):
-            setattr(guard, hook, MethodType(getattr(Bot, hook), bot))
+        name = HOOKS[hook]
+        if getattr(kind, name, None) is getattr(Bot, name) and name not in getattr(
+            bot, "__dict__", {}
+        ):
+            guard.skip |= 1 << hook
     return bot
+
+
+def _slot() -> tuple[Any, int]:
+    """The watch array and this worker's slot in it, for a guard (None: not a worker)."""
+    watch = _WATCH
+    return (None, 0) if watch is None else (watch.a, watch.base // SLOT)
 
 
 def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
@@ -590,9 +420,6 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
-    from ..bot import play_round
-    from ..game import new_game
-
     start = time.perf_counter()
     watch = _WATCH
     if watch is not None:
@@ -607,7 +434,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
         alarm = _alarm_usable()
     rounds: list[dict[str, Any]] = []
     forfeit = None
-    guards: list[_Guard] = []
+    guards: list[Guard] = []
     game = None
     finished = False
     try:
@@ -616,12 +443,12 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
             name = str(spec).partition(":")[0].strip() or str(spec)  # the registered name
             command = None if commands is None else commands[seat]
             seed = int(task["bot_seeds"][seat])
-            guard: _Guard
+            guard: Guard
             if command is not None:  # an external bot: it keeps its own deadlines
                 if tc is not None:
                     guard = _ClockGuard(None, seat, name, timeout, False, tuple(tc), True)
                 else:
-                    guard = _Guard(None, seat, name, None, False)
+                    guard = Guard(None, seat, name, None, False, *_slot())
                     guard.external = True
                 log = None
                 if task.get("bot_logs"):
@@ -634,14 +461,14 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 if tc is not None:
                     guard = _ClockGuard(None, seat, name, timeout, alarm, tuple(tc), False)
                 else:
-                    guard = _Guard(None, seat, name, timeout, alarm)
+                    guard = Guard(None, seat, name, timeout, alarm, *_slot())
                 make = lambda g=guard, s=spec, x=seed: _make(g, s, x)  # noqa: E731
             try:
-                guard.bot = guard._call(_INIT, make)
+                guard.bot = guard.make(make)
                 if guard.external:
                     guard.name = getattr(guard.bot.info, "name", None) or name
             except BotError as exc:
-                if isinstance(exc, _move_timeout()) or guard.external:
+                if isinstance(exc, MoveTimeout) or guard.external:
                     raise
                 raise BotError(seat, f"bot {spec!r} could not be made: {exc.message}") from exc
             guards.append(guard)
@@ -665,7 +492,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
             return error_record(task, fault, time.perf_counter() - start)
         forfeit = _forfeit(exc)
     except KeyboardInterrupt:
-        if _USER_INTERRUPT or not _IN_WORKER:
+        if referee.user_interrupt() or not _IN_WORKER:
             raise
         return error_record(task, "KeyboardInterrupt in the engine", time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001  (the engine, not a bot: the game is void)
@@ -679,7 +506,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                     _give_back(guard.bot, finished)
         _release(guards, watch)
         if _ALARM_READY:
-            _disarm()
+            referee.disarm()
         if watch is not None:
             watch.idle()
     longest = [round(g.longest, 6) for g in guards]
@@ -688,15 +515,14 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     return make_record(task, game, rounds, forfeit, time.perf_counter() - start, longest)
 
 
-def _release(guards: Sequence[_Guard], watch: Watch | None) -> None:
+def _release(guards: Sequence[Guard], watch: Watch | None) -> None:
     """Let go of the bots of a game, each in its seat's ``__del__`` window: a bot whose
     ``__del__`` never returns is caught by the watchdog, and blamed."""
     for guard in guards:
         if watch is not None:
             watch.begin(guard.seat, _DEL)
         try:
-            for hook in _SKIPPABLE:
-                guard.__dict__.pop(hook, None)
+            guard.skip = 0
             guard.bot = None
         except BaseException:  # noqa: BLE001, S110  (a __del__ that raises: ignored)
             pass

@@ -72,7 +72,7 @@ def round_entry(rnd: Any) -> dict[str, Any]:
     result = rnd.result
     return {
         "round": base64.b64encode(rnd.to_msgpack()).decode("ascii"),
-        "moves": " ".join(str(m) for m in rnd.moves),
+        "moves": rnd.moves_text(),
         "result": None
         if result is None
         else [

@@ -30,7 +30,7 @@ from .stats import (
     game_scores,
 )
 
-__all__ = ["LiveTally", "format_table", "summarize", "summarize_journal"]
+__all__ = ["LiveTally", "Summary", "format_table", "summarize", "summarize_journal"]
 
 
 def _side_bots(rec: Mapping[str, Any]) -> list[int]:
@@ -249,6 +249,116 @@ class _Fold:
             self._close(group)
 
 
+class Summary:
+    """A match's summary folded one game record at a time: each id once (the first), in
+    any order, ids from ``total`` on ignored; the games of duplicate sets after ``stop``
+    (the set on which an SPRT decided) count as played after the decision, not scored.
+    :func:`summarize` folds a journal's records through it; the runner folds the records
+    as they arrive, so that it need not read its journal again at the end."""
+
+    def __init__(
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        total: int | None = None,
+        labels: Sequence[str] | None = None,
+        stop: int | None = None,
+    ) -> None:
+        self.config = dict(config or {})
+        self.config.pop("secret", None)
+        self.bots = list(self.config.get("bots") or [])
+        self.names = list(labels) if labels else self.bots
+        self.total = total
+        self.stop = stop
+        self.seen = IdSet()
+        self.after = 0
+        self.n_sides = 0
+        self.group_size = 1
+        self.fold: _Fold | None = None
+
+    def _start(self, n_sides: int) -> _Fold:
+        self.n_sides = n_sides
+        self.group_size = _group_size(self.config, n_sides) if n_sides else 1
+        duplicate = bool(self.config.get("duplicate", True))
+        penta = n_sides == 2 and duplicate and self.group_size == 2
+        self.fold = _Fold(len(self.names), self.group_size, penta)
+        return self.fold
+
+    def add(self, r: Mapping[str, Any]) -> None:
+        gid = int(r["id"])
+        if not ((self.total is None or gid < self.total) and self.seen.add(gid)):
+            return
+        fold = self.fold if self.fold is not None else self._start(len(r["sides"]))
+        if self.stop is not None and int(r["group"]) > self.stop:
+            self.after += 1
+            return
+        fold.add(r)
+
+    def result(self, test: SequentialTest | None = None) -> dict[str, Any]:
+        """The summary (a JSON-ready dict; ``test``: the SPRT that decided, if any)."""
+        fold = self.fold if self.fold is not None else self._start(0)
+        fold.finish()
+        names, bots = self.names, self.bots
+        per_bot: list[dict[str, Any]] = []
+        for i, name in enumerate(names):
+            games = fold.games[i]
+            points = fold.points[i].total()
+            per_bot.append(
+                {
+                    "bot": name,
+                    "spec": bots[i] if i < len(bots) else name,
+                    "games": games,
+                    "wins": fold.wdl[i][0],
+                    "draws": fold.wdl[i][1],
+                    "losses": fold.wdl[i][2],
+                    "points": points,
+                    "score": points / games if games else None,
+                    "units": fold.units[i].n,
+                    "estimate": fold.units[i].estimate(),
+                    "forfeits": fold.forfeits[i],
+                }
+            )
+        pairs = []
+        for (a, b), p in sorted(fold.pairs.items()):
+            pair: dict[str, Any] = {
+                "games": p.scores.n,
+                "wins": p.wdl[0],
+                "draws": p.wdl[1],
+                "losses": p.wdl[2],
+                "points": p.scores.total(),
+                "units": p.units.n,
+                "estimate": p.units.estimate(),
+                "pentanomial": dict(zip(PENTANOMIAL, p.penta, strict=True)) if fold.penta else None,
+                "bots": [names[a], names[b]],
+            }
+            pairs.append(pair)
+        out: dict[str, Any] = {
+            "config": self.config,
+            "scheduled": self.total,
+            "played": fold.played + self.after,
+            "counted": fold.played,
+            "after_decision": self.after,
+            "aborted": fold.aborted,
+            "void": fold.void,
+            "errors": fold.errors,
+            "sides": self.n_sides,
+            "group_size": self.group_size,
+            "bots": per_bot,
+            "pairs": pairs,
+            "sprt": None,
+        }
+        if test is not None:
+            out["sprt"] = {
+                **test.sprt.to_dict(),
+                "llr": test.llr,
+                "lower": test.sprt.lower,
+                "upper": test.sprt.upper,
+                "units": test.n,
+                "decision": test.decision,
+            }
+        return out
+
+
 def summarize(
     config: Mapping[str, Any] | None,
     records: Iterable[Mapping[str, Any]] | Callable[[], Iterable[Mapping[str, Any]]],
@@ -262,11 +372,7 @@ def summarize(
     pair, pentanomial, SPRT, forfeits, void games.  ``total``: the games scheduled
     (records with a higher id are ignored).  Only games up to the duplicate set on which
     the SPRT decided are counted; the JSON output is this dict.  Records are folded one
-    at a time, in any order, each id once (the first)."""
-    config = dict(config or {})
-    config.pop("secret", None)
-    bots = list(config.get("bots") or [])
-    names = list(labels) if labels else bots
+    at a time (:class:`Summary`), in any order, each id once (the first)."""
     if callable(records):
         make = records
     else:
@@ -275,98 +381,36 @@ def summarize(
         def make() -> Iterable[Mapping[str, Any]]:
             return listed
 
-    def stream() -> Iterator[Mapping[str, Any]]:
+    sprt_cfg = (config or {}).get("sprt")
+    test = None
+    stop = None
+    if sprt_cfg:
+        sprt = SPRT.from_dict(sprt_cfg)
         seen = IdSet()
+        tally: LiveTally | None = None
         for r in make():
             gid = int(r["id"])
-            if (total is None or gid < total) and seen.add(gid):
-                yield r
-
-    duplicate = bool(config.get("duplicate", True))
-    sprt_cfg = config.get("sprt")
-    sprt = SPRT.from_dict(sprt_cfg) if sprt_cfg else None
-    n_sides = 0
-    for r in stream():
-        n_sides = len(r["sides"])
-        break
-    group_size = _group_size(config, n_sides) if n_sides else 1
-    tally = LiveTally(names, sprt, n_sides, group_size, duplicate)
-    stop = None
-    if sprt is not None:
-        for r in stream():
+            if not ((total is None or gid < total) and seen.add(gid)):
+                continue
+            if tally is None:
+                n_sides = len(r["sides"])
+                tally = LiveTally(
+                    list(labels) if labels else list((config or {}).get("bots") or []),
+                    sprt,
+                    n_sides,
+                    _group_size(config or {}, n_sides),
+                    bool((config or {}).get("duplicate", True)),
+                )
             tally.add(r)
             if tally.stop_group is not None:
                 break
-        stop = tally.stop_group
-    fold = _Fold(len(names), group_size, n_sides == 2 and duplicate and group_size == 2)
-    after = 0
-    for r in stream():
-        if stop is not None and int(r["group"]) > stop:
-            after += 1
-            continue
-        fold.add(r)
-    fold.finish()
-
-    per_bot: list[dict[str, Any]] = []
-    for i, name in enumerate(names):
-        games = fold.games[i]
-        points = fold.points[i].total()
-        per_bot.append(
-            {
-                "bot": name,
-                "spec": bots[i] if i < len(bots) else name,
-                "games": games,
-                "wins": fold.wdl[i][0],
-                "draws": fold.wdl[i][1],
-                "losses": fold.wdl[i][2],
-                "points": points,
-                "score": points / games if games else None,
-                "units": fold.units[i].n,
-                "estimate": fold.units[i].estimate(),
-                "forfeits": fold.forfeits[i],
-            }
-        )
-    pairs = []
-    for (a, b), p in sorted(fold.pairs.items()):
-        pair: dict[str, Any] = {
-            "games": p.scores.n,
-            "wins": p.wdl[0],
-            "draws": p.wdl[1],
-            "losses": p.wdl[2],
-            "points": p.scores.total(),
-            "units": p.units.n,
-            "estimate": p.units.estimate(),
-            "pentanomial": dict(zip(PENTANOMIAL, p.penta, strict=True)) if fold.penta else None,
-            "bots": [names[a], names[b]],
-        }
-        pairs.append(pair)
-
-    out: dict[str, Any] = {
-        "config": config,
-        "scheduled": total,
-        "played": fold.played + after,
-        "counted": fold.played,
-        "after_decision": after,
-        "aborted": fold.aborted,
-        "void": fold.void,
-        "errors": fold.errors,
-        "sides": n_sides,
-        "group_size": group_size,
-        "bots": per_bot,
-        "pairs": pairs,
-        "sprt": None,
-    }
-    if tally.test is not None:
-        t = tally.test
-        out["sprt"] = {
-            **t.sprt.to_dict(),
-            "llr": t.llr,
-            "lower": t.sprt.lower,
-            "upper": t.sprt.upper,
-            "units": t.n,
-            "decision": t.decision,
-        }
-    return out
+        if tally is None:  # no games: the test has seen nothing
+            tally = LiveTally([], sprt, 0, 1)
+        test, stop = tally.test, tally.stop_group
+    summary = Summary(config, total=total, labels=labels, stop=stop)
+    for r in make():
+        summary.add(r)
+    return summary.result(test)
 
 
 def summarize_journal(

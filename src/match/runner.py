@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -27,11 +28,12 @@ from .journal import (
     Journal,
     JournalError,
     JournalReader,
+    encode_record,
     error_record,
     forfeit_record,
 )
 from .progress import Progress
-from .report import LiveTally
+from .report import LiveTally, Summary
 from .schedule import (
     FORMATS,
     MatchConfig,
@@ -83,6 +85,7 @@ class _State:
     tally: LiveTally
     progress: Progress
     done: IdSet = field(default_factory=IdSet)
+    summary: Summary | None = None  # folded as records come (None: the journal's, at the end)
     game_seconds: float = 0.0
     timed_games: int = 0
 
@@ -97,6 +100,8 @@ class _State:
             self.journal.append_line(line)
         self.done.add(gid)
         self.tally.add(rec)
+        if self.summary is not None:
+            self.summary.add(rec)
         seconds = rec.get("seconds")
         if isinstance(seconds, (int, float)):
             self.game_seconds += seconds
@@ -330,8 +335,9 @@ def run_match(
     stream: TextIO | None = None,
     executor: cf.Executor | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) a match and return its summary (:func:`bones.match.report.summarize`
-    of the journal, the truth of the match).
+    """Run (or resume) a match and return its summary: what
+    :func:`bones.match.report.summarize_journal` gives of the journal, the truth of the
+    match (without an SPRT it is folded as the games are written, not read back).
 
     ``journal``: the path (default: :meth:`MatchConfig.default_journal` in the current
     folder).  ``jobs``: worker processes (default: all cores; with 1 the games still run
@@ -393,6 +399,13 @@ def run_match(
             the_plan.schedule.group_size,
             config.duplicate,
         )
+        # Without an SPRT the summary is folded as the games come, as summarize_journal
+        # would fold the journal (the same config as read back from it), so that the end
+        # of a match does not read the whole journal again in one process.
+        summary = None
+        if config.sprt is None:
+            header = MatchConfig.from_dict(json.loads(encode_record(config.to_dict())))
+            summary = Summary(header.to_dict(), total=total, labels=the_plan.labels)
         done = IdSet()
         warnings: list[str] = []
         if reader is not None:
@@ -400,6 +413,8 @@ def run_match(
                 gid = rec["id"]
                 if gid < total and done.add(gid):
                     tally.add(rec)
+                    if summary is not None:
+                        summary.add(rec)
             reader.close()
             warnings = reader.warnings
             for text in warnings:
@@ -415,7 +430,7 @@ def run_match(
         jnl.close()
         raise
     bar = Progress(total, stream=stream, enabled=progress)
-    state = _State(the_plan, jnl, tally, bar, done)
+    state = _State(the_plan, jnl, tally, bar, done, summary)
     bar.update(len(state.done), tally.status())
     pending = [g for g in range(total) if g not in state.done]
     interrupted = False
@@ -429,16 +444,19 @@ def run_match(
         PARENT_FDS.clear()
         bar.close()
         try:
-            summary = summarize_journal(path, total=total, labels=the_plan.labels)
+            if state.summary is not None:
+                result = state.summary.result()
+            else:
+                result = summarize_journal(path, total=total, labels=the_plan.labels)
         finally:
             jnl.close()
-    for text in summary.pop("warnings", []):
+    for text in result.pop("warnings", []):
         if text not in warnings:
             print(f"bones: warning: {text}", file=stream)
-    summary["journal"] = path
+    result["journal"] = path
     if interrupted:
-        summary["interrupted"] = True
-    return summary
+        result["interrupted"] = True
+    return result
 
 
 def _replace(config: MatchConfig, **changes: Any) -> MatchConfig:

@@ -246,11 +246,9 @@ def seatings(bots: int, sides: int) -> list[tuple[int, ...]]:
 
 
 def _mix(seed: int, stream: int, index: int) -> int:
-    from ..game import splitmix64
+    from ..core.round import derive_seed
 
-    x = splitmix64(seed & _MASK64)
-    x = splitmix64(x ^ stream)
-    return splitmix64(x ^ (index & _MASK64)) >> 1
+    return derive_seed(seed, stream, index)  # type: ignore[no-any-return]
 
 
 def deal_seed(match_seed: int, deal: int) -> int:
