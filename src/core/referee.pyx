@@ -193,6 +193,9 @@ cdef class Guard:
     not a worker).  A hook whose bit is set in ``skip`` is :class:`bones.Bot`'s own,
     which does nothing: it is not called (and its arguments are not built)."""
 
+    def __cinit__(self):
+        self.limit = -1.0  # no limit until __init__ says otherwise
+
     def __init__(self, bot, int seat, str name, timeout, bint alarm, watch=None,
                  int slot=0):
         self.bot = bot
