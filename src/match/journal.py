@@ -717,15 +717,12 @@ class Journal:
         return [self.fd]
 
     def _write(self, obj: Mapping[str, Any]) -> None:
-        self.append_line(encode_record(obj))
+        self.append_lines([encode_record(obj)])
 
-    def append(self, record: Mapping[str, Any]) -> None:
-        """Append one game record and flush it."""
-        self._write(record)
-
-    def append_line(self, line: str) -> None:
-        """Append one record already encoded by :func:`encode_record` (one write)."""
-        data = (line + "\n").encode("utf-8")
+    def append_lines(self, lines: Sequence[str]) -> None:
+        """Append records already encoded by :func:`encode_record`, in one write (a
+        worker's batch as it arrives)."""
+        data = "".join([line + "\n" for line in lines]).encode("utf-8")
         while data:
             written = os.write(self.fd, data)
             data = data[written:]

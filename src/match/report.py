@@ -43,16 +43,16 @@ def _scores(rec: Mapping[str, Any]) -> dict[int, float]:
     ranks = rec.get("ranks")
     if not ranks:
         return {}
-    return {b: p / c for b, (p, c) in game_scores(ranks, _side_bots(rec)).items() if c}
+    return _scores_of(ranks, _side_bots(rec))
 
 
-def _pair_score(rec: Mapping[str, Any], a: int, b: int) -> float | None:
-    """Bot ``a``'s pairwise score against bot ``b`` in one game (``None``: they did not
-    meet, or the game was aborted)."""
-    ranks = rec.get("ranks")
-    if not ranks:
-        return None
-    bots = _side_bots(rec)
+def _scores_of(ranks: Sequence[int], bots: Sequence[int]) -> dict[int, float]:
+    return {b: p / c for b, (p, c) in game_scores(ranks, bots).items() if c}
+
+
+def _pair_score(ranks: Sequence[int], bots: Sequence[int], a: int, b: int) -> float | None:
+    """Bot ``a``'s pairwise score against bot ``b`` in one game whose sides have
+    ``ranks`` and are played by ``bots`` (``None``: they did not meet)."""
     points = 0.0
     count = 0
     for i, x in enumerate(bots):
@@ -193,7 +193,9 @@ class _Fold:
 
     def add(self, r: Mapping[str, Any]) -> None:
         self.played += 1
-        scores = _scores(r)
+        ranks = r.get("ranks")
+        bots = _side_bots(r) if ranks else ()
+        scores = _scores_of(ranks, bots) if ranks else {}
         if not scores:
             self.aborted += 1
         if r.get("error"):
@@ -218,11 +220,11 @@ class _Fold:
             if 0 <= culprit < self.k:
                 reason = forfeit["reason"]
                 self.forfeits[culprit][reason] = self.forfeits[culprit].get(reason, 0) + 1
-        if r.get("ranks"):
-            present = sorted({b for b in _side_bots(r) if 0 <= b < self.k})
+        if ranks:
+            present = sorted({b for b in bots if 0 <= b < self.k})
             for i, a in enumerate(present):
                 for b in present[i + 1 :]:
-                    s = _pair_score(r, a, b)
+                    s = _pair_score(ranks, bots, a, b)
                     if s is None:
                         continue
                     pair = self.pairs.get((a, b))

@@ -90,14 +90,28 @@ class _State:
     timed_games: int = 0
 
     def record(self, rec: dict[str, Any]) -> None:
+        self.record_all([rec])
+
+    def record_all(self, records: list[dict[str, Any]]) -> None:
+        """Journal the new ones of ``records`` (one write) and count them."""
+        new = []
+        lines = []
+        ids: set[int] = set()
+        for rec in records:
+            gid = int(rec["id"])
+            if gid in self.done or gid in ids:
+                continue
+            ids.add(gid)
+            line = rec.pop("line", None)
+            lines.append(encode_record(rec) if line is None else line)
+            new.append(rec)
+        if lines:
+            self.journal.append_lines(lines)
+        for rec in new:
+            self._count(rec)
+
+    def _count(self, rec: dict[str, Any]) -> None:
         gid = int(rec["id"])
-        if gid in self.done:
-            return
-        line = rec.pop("line", None)
-        if line is None:
-            self.journal.append(rec)
-        else:
-            self.journal.append_line(line)
         self.done.add(gid)
         self.tally.add(rec)
         if self.summary is not None:
@@ -106,7 +120,8 @@ class _State:
         if isinstance(seconds, (int, float)):
             self.game_seconds += seconds
             self.timed_games += 1
-        self.progress.update(len(self.done), self.tally.status())
+        progress = self.progress
+        progress.update(len(self.done), self.tally.status() if progress.enabled else "")
 
     @property
     def stopped(self) -> bool:
@@ -242,8 +257,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                         ) from exc
                     submit(batch)  # a lost worker: the games run again elsewhere
                     continue
-                for rec in records:
-                    state.record(rec)
+                state.record_all(records)
             if pool is not None and limit is not None and not broken:
                 now = time.monotonic()
                 for pid, gid, seat, since, hook in pool.busy():
@@ -289,8 +303,7 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
         while True:
             try:
                 records = fut.result(timeout=0.25)
-                for rec in records:
-                    state.record(rec)
+                state.record_all(records)
                 return
             except cf.TimeoutError:
                 busy = pool.busy()
