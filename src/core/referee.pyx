@@ -12,6 +12,7 @@ from libc.time cimport timespec
 
 from bones.core.moves cimport Move
 from bones.core.round cimport Round
+from bones.core.seatview cimport SeatView
 from bones.core.state cimport PLAYING, find_move
 
 cdef extern from "<time.h>" nogil:
@@ -239,9 +240,11 @@ cdef class Guard:
                         arm(self.limit)
                     _deadline = deadline
                 try:
-                    if hook == INIT:
+                    if hook == CHOOSE:  # the bot's attribute lookup too is its code, guarded
+                        value = self.bot.choose(args[0], args[1])
+                    elif hook == INIT:
                         value = args[0]()
-                    else:  # the bot's attribute lookup too is the bot's code, guarded
+                    else:
                         value = getattr(self.bot, _HOOKS[hook])(*args)
                 finally:
                     _deadline = 0.0
@@ -299,9 +302,9 @@ cdef class Guard:
             _imports()
             self.call(OBSERVE, args)
 
-    def choose(self, *args):
+    def choose(self, observation, legal_moves):
         _imports()
-        return self.call(CHOOSE, args)
+        return self.call(CHOOSE, (observation, legal_moves))
 
     def end_round(self, *args):
         if not self.skip & (1 << END_ROUND):
@@ -380,7 +383,7 @@ def play_round(Round round not None, bots):
         seat = round.st.to_move
         bot = seats[seat]
         observation = round._observation(seat)
-        legal = observation.legal_moves
+        legal = (<SeatView>observation).legal_moves
         if type(bot) is Guard:
             move = (<Guard>bot).call(CHOOSE, (observation, legal))
         else:
