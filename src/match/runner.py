@@ -113,14 +113,15 @@ class _State:
     def _count(self, rec: dict[str, Any]) -> None:
         gid = int(rec["id"])
         self.done.add(gid)
-        self.tally.add(rec)
+        progress = self.progress
+        if self.tally.test is not None or progress.enabled:  # else nobody reads it
+            self.tally.add(rec)
         if self.summary is not None:
             self.summary.add(rec)
         seconds = rec.get("seconds")
         if isinstance(seconds, (int, float)):
             self.game_seconds += seconds
             self.timed_games += 1
-        progress = self.progress
         progress.update(len(self.done), self.tally.status() if progress.enabled else "")
 
     @property
