@@ -21,12 +21,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import registry
-from .core.referee import play_round
 from .errors import BonesError, OptionError
 from .variant import Option, show
 
 if TYPE_CHECKING:
     from .core.moves import Move
+    from .core.referee import play_round
     from .observation import Observation
     from .records import Event, RoundResult
 
@@ -427,3 +427,14 @@ def move_weight(move: Move) -> int:
         return -1
     tile2 = move.tile2
     return int(tile.pips) + (int(tile2.pips) if tile2 is not None else 0)
+
+
+def __getattr__(name: str) -> Any:
+    # play_round is the core's; importing it on first use keeps this module (and so
+    # ``bones.variants()``, which loads the built-in bots) free of the compiled core
+    if name == "play_round":
+        from .core.referee import play_round
+
+        globals()[name] = play_round
+        return play_round
+    raise AttributeError(f"module 'bones.bot' has no attribute {name!r}")

@@ -542,7 +542,10 @@ def test_kozel_seat_value_lone_zero_double_only():
     from bones.game import _seat_value
 
     def value(tiles, lone=25):
-        return _seat_value([bones.Tile.parse(t) for t in tiles.split()], lone)
+        # seat 0 holds ``tiles``; seat 1 a tile that is not among them
+        other = "6-6" if "6-6" not in tiles else "5-5"
+        rnd = bones.Round.from_deal("kozel", [tiles.split(), [other]], partial=True)
+        return _seat_value(rnd, 0, lone)
 
     assert value("0-0") == 25 and value("0-0", 10) == 10
     assert value("3-0") == 3 and value("6-0") == 6  # a lone x-0 is only its pips
