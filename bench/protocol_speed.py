@@ -4,6 +4,7 @@ random bots in process and served as ``bones match --isolate`` serves them.
 
     python bench/protocol_speed.py                     # every kind, interleaved
     python bench/protocol_speed.py --bot c --bot in-process --chunks 40 --chunk 10
+    python bench/protocol_speed.py --affinity game     # only as bones match runs them
 
 A decision is one ``choose`` (a move_request answered by a move); forced draws and
 passes, made by the engine, are not counted.  The time covers the whole rounds (the
@@ -11,9 +12,12 @@ engine, the observations, every frame both ways), not the start of the processes
 
 The machine's load changes from second to second, so the kinds are measured side by
 side: every pair of bots stays up, and chunks of ``--chunk`` rounds are played by each
-kind in turn, ``--chunks`` times.  Each line gives the decisions per second over all its
-chunks, the quartiles of the chunks' rates (their spread), the CPU seconds of the runner
-and the bots per decision, and the round trip of a ping.
+kind in turn, ``--chunks`` times.  Every kind that runs processes is measured twice
+(``--affinity both``, the default): with the driver and the pair's bots on one CPU, as
+``bones match`` places a worker and the bots of its games (``game``), and placed by the
+system (``off``, as with ``bones match --affinity off``).  Each line gives the decisions
+per second over all its chunks, the quartiles of the chunks' rates (their spread), the
+CPU seconds of the runner and the bots per decision, and the round trip of a ping.
 """
 
 from __future__ import annotations
@@ -95,6 +99,22 @@ def pair(kind: str, variant: str, players: int) -> list[Any]:
     return bots
 
 
+#: every CPU this process may run on (the placement of ``--affinity off``)
+ALL_CPUS = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+
+
+def place(bots: list[Any], pinned: bool) -> None:
+    """Put this process and ``bots``' processes on the first CPU (``pinned``, as a worker
+    of ``bones match`` with its bots), or let them run anywhere."""
+    if ALL_CPUS is None:
+        return
+    cpus = {min(ALL_CPUS)} if pinned else set(ALL_CPUS)
+    os.sched_setaffinity(0, cpus)
+    for bot in bots:
+        if bot.pid is not None:
+            os.sched_setaffinity(bot.pid, cpus)
+
+
 def play_chunk(bots: list[Any], variant: str, seeds: range) -> tuple[int, float, float]:
     """``(decisions, wall seconds, CPU seconds of the runner and the bots)`` of the
     rounds dealt with ``seeds``."""
@@ -113,11 +133,12 @@ def play_chunk(bots: list[Any], variant: str, seeds: range) -> tuple[int, float,
     return sum(bot._request for bot in bots) - requests, seconds, cpu
 
 
-def round_trip(kind: str, count: int = 3000) -> float:
+def round_trip(kind: str, pinned: bool, count: int = 3000) -> float:
     """Seconds of one ping/pong with one bot: the floor of a decision's latency."""
     from bones.protocol import ExternalBot
 
     with ExternalBot(BOTS[kind](0)) as bot:
+        place([bot], pinned)
         for _ in range(100):
             bot.ping()
         start = time.perf_counter()
@@ -161,6 +182,13 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=10, help="rounds per chunk (10)")
     parser.add_argument("--chunks", type=int, default=20, help="chunks per kind (20)")
     parser.add_argument(
+        "--affinity",
+        choices=("game", "off", "both"),
+        default="both",
+        help="the bots' processes on the driver's CPU (game), anywhere (off) or both, "
+        "interleaved (default)",
+    )
+    parser.add_argument(
         "--floor", action="store_true", help="also time a bare pipe round trip (no protocol)"
     )
     args = parser.parse_args()
@@ -168,15 +196,22 @@ def main() -> int:
     if "c" in kinds and not build_c():
         print("c: skipped (cannot build examples/c: make and libmsgpack-dev needed)")
         kinds.remove("c")
+    placements = {"game": [True], "off": [False], "both": [True, False]}[args.affinity]
+    if ALL_CPUS is None:
+        placements = [False]
+    # (kind, pinned): in-process bots have no processes to place
+    runs = [(kind, p) for kind in kinds for p in ([False] if kind == "in-process" else placements)]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     pairs = {kind: pair(kind, args.variant, args.players) for kind in kinds}
-    chunks: dict[str, list[tuple[int, float, float]]] = {kind: [] for kind in kinds}
+    chunks: dict[tuple[str, bool], list[tuple[int, float, float]]] = {run: [] for run in runs}
     try:
         for index in range(args.chunks):
             seeds = range(index * args.chunk, (index + 1) * args.chunk)
-            for kind in kinds:
-                chunks[kind].append(play_chunk(pairs[kind], args.variant, seeds))
+            for kind, pinned in runs:
+                place(pairs[kind] if kind != "in-process" else [], pinned)
+                chunks[kind, pinned].append(play_chunk(pairs[kind], args.variant, seeds))
     finally:
+        place([], False)
         for bots in pairs.values():
             for bot in bots:
                 getattr(bot, "close", lambda: None)()
@@ -185,25 +220,32 @@ def main() -> int:
         f"{args.variant}, {args.players} players; {args.chunks} chunks of {args.chunk} "
         f"rounds per kind, interleaved"
     )
-    for kind in kinds:
-        decisions = sum(c[0] for c in chunks[kind])
-        seconds = sum(c[1] for c in chunks[kind])
-        cpu = sum(c[2] for c in chunks[kind])
-        rates = [c[0] / c[1] for c in chunks[kind] if c[1] > 0]
+    for kind, pinned in runs:
+        done = chunks[kind, pinned]
+        decisions = sum(c[0] for c in done)
+        seconds = sum(c[1] for c in done)
+        cpu = sum(c[2] for c in done)
+        rates = [c[0] / c[1] for c in done if c[1] > 0]
         q1, q2, q3 = statistics.quantiles(rates, n=4) if len(rates) > 1 else rates * 3
-        ping = "" if kind == "in-process" else f"; ping {round_trip(kind) * 1e6:.0f} us"
+        label = kind if kind == "in-process" else f"{kind} ({'game' if pinned else 'off'})"
+        ping = "" if kind == "in-process" else f"; ping {round_trip(kind, pinned) * 1e6:.0f} us"
         print(
-            f"{kind:>14}: {decisions / seconds:>9,.0f} decisions/s ({decisions} in "
+            f"{label:>20}: {decisions / seconds:>9,.0f} decisions/s ({decisions} in "
             f"{seconds:.3f} s; chunks' quartiles {q1:,.0f} / {q2:,.0f} / {q3:,.0f}); "
             f"CPU {cpu / decisions * 1e6:.0f} us per decision{ping}"
         )
     if args.floor:
-        trips = [pipe_floor() * 1e6 for _ in range(3)]
-        print(
-            "bare pipe round trip to a Python echo child (600 bytes out, 8 back), 3 runs: "
-            + " / ".join(f"{t:.1f}" for t in trips)
-            + " us"
-        )
+        for pinned in placements:
+            if ALL_CPUS is not None:
+                os.sched_setaffinity(0, {min(ALL_CPUS)} if pinned else set(ALL_CPUS))
+            trips = [pipe_floor() * 1e6 for _ in range(3)]
+            print(
+                f"bare pipe round trip to a Python echo child (600 bytes out, 8 back), "
+                f"affinity {'game' if pinned else 'off'}, 3 runs: "
+                + " / ".join(f"{t:.1f}" for t in trips)
+                + " us"
+            )
+        place([], False)
     return 0
 
 

@@ -387,6 +387,14 @@ def _match_parsers(sub: Any) -> None:
         "--isolate) in DIR, one file per game and seat: game-ID-seat-S.log, 1 MiB at most",
     )
     p.add_argument(
+        "--affinity",
+        choices=("game", "off"),
+        default="game",
+        help="with bots that run as child processes: game (default) puts each worker and "
+        "the bots of its games on one CPU, so a turn is a process switch, not a wake-up of "
+        "another CPU; off lets the system place them (bots that think on several threads)",
+    )
+    p.add_argument(
         "--isolate",
         action="store_true",
         help="run every bot as a child process over the bones-bot protocol (python -m "
@@ -633,6 +641,7 @@ def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
             overwrite=args.overwrite,
             progress=progress,
             executor=cluster.executor if cluster is not None else None,
+            affinity=args.affinity == "game",
         )
     finally:
         if cluster is not None:

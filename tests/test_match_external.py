@@ -372,6 +372,42 @@ def test_game_start_carries_the_clock_and_each_game_has_its_log(tmp_path):
     assert len(sizes) == 2 and all(BOT_LOG_LIMIT <= n <= BOT_LOG_LIMIT + 100 for n in sizes)
 
 
+def _logged_cpus(logs: Path) -> list[list[int]]:
+    return [
+        json.loads(p.read_text().split("cpus ", 1)[1].split(" ", 1)[0])
+        for p in sorted(logs.iterdir())
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity here")
+def test_a_worker_and_its_bot_processes_share_one_cpu(tmp_path):
+    """--affinity game (the default): each worker is pinned to one CPU, and the bots it
+    starts inherit it; --affinity off leaves them where the runner may run."""
+    allowed = sorted(os.sched_getaffinity(0))
+    spec = misbehave(tmp_path, "log_affinity")
+    logs = tmp_path / "pinned"
+    summary, _ = play(tmp_path, bots=(spec, "greedy"), games=4, bot_logs=str(logs))
+    assert summary["played"] == 4
+    cpus = _logged_cpus(logs)
+    assert len(cpus) == 4 and all(len(c) == 1 and c[0] in allowed for c in cpus)
+    free = tmp_path / "free"
+    path = tmp_path / "free.jsonl"
+    config = MatchConfig(bots=(spec, "greedy"), games=2, secret=SECRET, bot_logs=str(free))
+    run_match(config, path, jobs=1, progress=False, affinity=False)
+    assert _logged_cpus(free) == [allowed, allowed]
+    assert os.sched_getaffinity(0) == set(allowed)  # the runner itself is never pinned
+
+
+def test_in_process_bots_are_not_pinned(tmp_path):
+    """Only matches with bot processes pin their workers: an in-process bot may think on
+    several threads."""
+    import bones.match.executors as executors
+
+    assert not executors.pin_wanted(MatchConfig(bots=("greedy", "random")))
+    assert executors.pin_wanted(MatchConfig(bots=("greedy", "random"), isolate=True))
+    assert executors.pin_wanted(MatchConfig(bots=(misbehave(tmp_path, "good"), "random")))
+
+
 def test_without_a_clock_game_start_says_so(tmp_path):
     logs = tmp_path / "logs"
     spec = misbehave(tmp_path, "log_clock")

@@ -168,6 +168,37 @@ class _PairFold:
         self.penta = [0] * 5
 
 
+#: (ranks, side bots, bots) -> _game_shape's answer: a match has few distinct ones
+_SHAPES: dict[tuple[tuple[int, ...], tuple[int, ...], int], Any] = {}
+
+
+def _game_shape(
+    ranks: tuple[int, ...], bots: tuple[int, ...], k: int
+) -> tuple[
+    bool, tuple[tuple[int, float, int], ...], tuple[tuple[tuple[int, int], float, int], ...]
+]:
+    """What a game with ``ranks`` per side, played by ``bots`` per side (of ``k`` bots),
+    adds to the tallies: whether anyone scored, ``(bot, game score, W/D/L index)`` per bot
+    and ``((a, b), a's score against b, W/D/L index)`` per pair of bots that met."""
+    key = (ranks, bots, k)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        all_scores = _scores_of(ranks, bots)
+        scores = tuple((b, v, _wdl(v)) for b, v in all_scores.items() if 0 <= b < k)
+        present = sorted({b for b in bots if 0 <= b < k})
+        pairs = []
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                s = _pair_score(ranks, bots, a, b)
+                if s is not None:
+                    pairs.append(((a, b), s, _wdl(s)))
+        shape = (bool(all_scores), scores, tuple(pairs))
+        if len(_SHAPES) >= 4096:
+            _SHAPES.clear()
+        _SHAPES[key] = shape
+    return shape
+
+
 class _Fold:
     """The summary's tallies, one record at a time: per bot and per pair of bots the
     W/D/L, the game scores and the unit scores (a duplicate set is folded when its last
@@ -194,9 +225,13 @@ class _Fold:
     def add(self, r: Mapping[str, Any]) -> None:
         self.played += 1
         ranks = r.get("ranks")
-        bots = _side_bots(r) if ranks else ()
-        scores = _scores_of(ranks, bots) if ranks else {}
-        if not scores:
+        if ranks:
+            seat_bots = r["seat_bots"]
+            bots = tuple([seat_bots[side[0]] for side in r["sides"]])
+            scored, scores, pairs = _game_shape(tuple(ranks), bots, self.k)
+        else:
+            scored, scores, pairs = False, (), ()
+        if not scored:
             self.aborted += 1
         if r.get("error"):
             self.void += 1
@@ -207,12 +242,10 @@ class _Fold:
         if entry is None:
             entry = self.open[group] = [0, {}, {}]
         entry[0] += 1
-        for bot, score in scores.items():
-            if not 0 <= bot < self.k:
-                continue
+        for bot, score, wdl in scores:
             self.games[bot] += 1
             self.points[bot].add(score)
-            self.wdl[bot][_wdl(score)] += 1
+            self.wdl[bot][wdl] += 1
             entry[1].setdefault(bot, []).append(score)
         forfeit = r.get("forfeit")
         if forfeit and 0 <= forfeit.get("seat", -1) < len(r["seat_bots"]):
@@ -220,19 +253,13 @@ class _Fold:
             if 0 <= culprit < self.k:
                 reason = forfeit["reason"]
                 self.forfeits[culprit][reason] = self.forfeits[culprit].get(reason, 0) + 1
-        if ranks:
-            present = sorted({b for b in bots if 0 <= b < self.k})
-            for i, a in enumerate(present):
-                for b in present[i + 1 :]:
-                    s = _pair_score(ranks, bots, a, b)
-                    if s is None:
-                        continue
-                    pair = self.pairs.get((a, b))
-                    if pair is None:
-                        pair = self.pairs[(a, b)] = _PairFold()
-                    pair.wdl[_wdl(s)] += 1
-                    pair.scores.add(s)
-                    entry[2].setdefault((a, b), []).append(s)
+        for key, s, wdl in pairs:
+            pair = self.pairs.get(key)
+            if pair is None:
+                pair = self.pairs[key] = _PairFold()
+            pair.wdl[wdl] += 1
+            pair.scores.add(s)
+            entry[2].setdefault(key, []).append(s)
         if entry[0] >= self.group_size:
             self._close(group)
 

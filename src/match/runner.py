@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .driver import hard_limit, hook_name, play_game, play_games
-from .executors import PARENT_FDS, Pool, play_planned
+from .executors import PARENT_FDS, Pool, pin_wanted, play_planned
 from .journal import (
     IdSet,
     Journal,
@@ -88,6 +88,7 @@ class _State:
     summary: Summary | None = None  # folded as records come (None: the journal's, at the end)
     game_seconds: float = 0.0
     timed_games: int = 0
+    pin: bool = False  # each worker and its bot processes on one CPU
 
     def record(self, rec: dict[str, Any]) -> None:
         self.record_all([rec])
@@ -211,7 +212,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     position = 0
     limit = _watch_limit(plan.config)
     own = executor is None
-    pool = Pool(jobs, plan.config.plugins) if own else None
+    pool = Pool(jobs, plan.config.plugins, state.pin) if own else None
     ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
@@ -282,7 +283,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 killed.clear()
                 queue = [g for g in lost if g not in state.done] + queue[position:]
                 position = 0
-                pool = Pool(jobs, plan.config.plugins)
+                pool = Pool(jobs, plan.config.plugins, state.pin)
                 ex = pool.executor
     except BaseException:
         if pool is not None:
@@ -297,7 +298,7 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
     """Play game ``gid`` alone in a fresh worker; if the worker dies again, the game is
     forfeited by the seat whose hook was running (or void, if no bot's hook was)."""
     plan = state.plan
-    pool = Pool(1, plan.config.plugins)
+    pool = Pool(1, plan.config.plugins, state.pin)
     try:
         fut = pool.executor.submit(play_games, [plan.task(gid)])
         limit = _watch_limit(plan.config)
@@ -348,6 +349,7 @@ def run_match(
     progress: bool | None = None,
     stream: TextIO | None = None,
     executor: cf.Executor | None = None,
+    affinity: bool = True,
 ) -> dict[str, Any]:
     """Run (or resume) a match and return its summary: what
     :func:`bones.match.report.summarize_journal` gives of the journal, the truth of the
@@ -362,7 +364,10 @@ def run_match(
     ``None``: only when it is a terminal).  ``executor``: any
     ``concurrent.futures.Executor`` to run the tasks on instead of the process pool made
     here (``jobs`` then sets the batches in flight; the hang watchdog is the pool's own
-    and is not available there).
+    and is not available there).  ``affinity``: in a match with bots that run as child
+    processes, each worker of the pool and the bots it starts share one CPU (turns are
+    then process switches, not wake-ups of another CPU; see docs/matches.md); False lets
+    the system place them (bots that think on several threads want that).
     """
     from .report import summarize_journal
 
@@ -444,7 +449,7 @@ def run_match(
         jnl.close()
         raise
     bar = Progress(total, stream=stream, enabled=progress)
-    state = _State(the_plan, jnl, tally, bar, done, summary)
+    state = _State(the_plan, jnl, tally, bar, done, summary, pin=affinity and pin_wanted(config))
     bar.update(len(state.done), tally.status())
     pending = [g for g in range(total) if g not in state.done]
     interrupted = False
