@@ -78,10 +78,14 @@ class BonesPluginManager(pluggy.PluginManager):
         loaded = 0
         seen: dict[str, str] = {}
         for dist in list(importlib.metadata.distributions()):
-            dist_name = dist.metadata["Name"]
+            # a distribution's name is in its METADATA, whose parsing costs far more than
+            # reading its entry points: read only for those that have a bones plugin
+            dist_name = None
             for ep in dist.entry_points:
                 if ep.group != group:
                     continue
+                if dist_name is None:
+                    dist_name = dist.metadata["Name"]
                 origin = {"dist": dist_name, "version": dist.version, "value": ep.value}
                 if ep.name in seen:
                     if seen[ep.name] != dist_name:
