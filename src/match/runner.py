@@ -130,13 +130,15 @@ class _State:
         return self.tally.decision is not None
 
     def batch_size(self, remaining: int, jobs: int) -> int:
-        """Games per task: about 0.2 s of work, fewer near the end so every worker has
+        """Games per task: about 0.2 s of work (at most 256 games: each task costs the
+        runner a round of its executor's threads, which with quick games is what keeps
+        ``--jobs 2`` from doubling ``--jobs 1``), fewer near the end so every worker has
         some; one game until the first result tells how long games take."""
         if not self.timed_games:
             return 1
         per_game = max(self.game_seconds / self.timed_games, 1e-5)
         size = int(0.2 / per_game)
-        size = min(size, 64, max(1, remaining // (2 * jobs)))
+        size = min(size, 256, max(1, remaining // (2 * jobs)))
         return max(1, size)
 
 
