@@ -531,6 +531,11 @@ def _release(guards: Sequence[Guard], watch: Watch | None) -> None:
                 watch.end()
 
 
+#: The fields of a game record that the runner reads (to journal, tally and summarise
+#: it); the rest travel only in its journal line.
+TALLIED = ("id", "group", "sides", "seat_bots", "ranks", "forfeit", "error", "seconds")
+
+
 def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """A worker's task: play each game of ``batch`` in order; their records, each already
     encoded as its journal line (``"line"``) beside the summary fields the runner tallies,
@@ -538,7 +543,7 @@ def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for task in batch:
         rec = play_game(task)
-        summary = {k: v for k, v in rec.items() if k != "rounds"}
+        summary = {k: rec[k] for k in TALLIED if k in rec}
         summary["line"] = encode_record(rec)
         out.append(summary)
     return out
