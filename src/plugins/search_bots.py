@@ -320,7 +320,7 @@ SPECS = (
         options={
             "samples": Option(
                 "samples",
-                200,
+                1000,
                 doc="most samples per decision",
                 check=_positive,
                 expects="an int >= 1",
