@@ -252,3 +252,18 @@ def test_docs_list_the_expert_defaults() -> None:
         assert EXPERT_WEIGHTS["straight"][name] == fives, name
         assert EXPERT_WEIGHTS["block"][name] == block, name
         assert EXPERT_WEIGHTS["kozel"][name] == kozel, name
+
+
+@pytest.mark.parametrize(
+    "name", ["random", "heaviest", "greedy", "expert", "montecarlo", "pimc", "ismcts"]
+)
+def test_a_bots_option_defaults_are_its_constructors(name: str) -> None:
+    """`bones bots` shows a spec's option defaults; a bot made in Python without them
+    must get the same (pimc's spec once said 200 samples while the class said 1000)."""
+    import inspect
+
+    spec = bones.bot.bot_spec(name)
+    params = inspect.signature(spec.factory).parameters
+    for option in spec.options.values():
+        if option.name in params:
+            assert params[option.name].default == option.default, option.name
