@@ -67,7 +67,12 @@ def test_montecarlo_samples_keep_voids_and_hand_sizes(variant: str, players: int
 
 # -- expert, pimc, ismcts ------------------------------------------------------------------------
 
-FAST = ("expert", "pimc:samples=12,time_ms=0", "ismcts:iterations=40,time_ms=0")
+FAST = (
+    "expert",
+    "pimc:samples=12,time_ms=0",
+    "ismcts:iterations=40,time_ms=0",
+    "pimc:samples=12,time_ms=0,threads=3",
+)
 
 
 @pytest.mark.parametrize("spec", FAST)
@@ -186,6 +191,9 @@ def test_bad_options_are_clear_errors() -> None:
         bones.make_bot("expert:heavy=lots")
     with pytest.raises(bones.OptionError, match="time_ms"):
         bones.make_bot("ismcts:time_ms=-1")
+    for threads in (0, 65, "two"):
+        with pytest.raises(bones.OptionError, match="threads"):
+            bones.make_bot(f"pimc:threads={threads}")
     rnd = positions("straight", 2, 1)[0]
     seat = rnd.to_move
     assert seat is not None
@@ -267,3 +275,18 @@ def test_a_bots_option_defaults_are_its_constructors(name: str) -> None:
     for option in spec.options.values():
         if option.name in params:
             assert params[option.name].default == option.default, option.name
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_pimc_threads_share_the_samples(threads: int) -> None:
+    """Without a clock the threads play exactly ``samples`` deals between them, and the
+    choice depends only on the seed (each thread's generator is derived from it)."""
+    for rnd in positions("straight", 2, 6, seed=3) + positions("block", 4, 6, seed=3):
+        seat = rnd.to_move
+        assert seat is not None
+        obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+        bot = bones.make_bot(f"pimc:samples=10,time_ms=0,threads={threads}", seed=4)
+        move = bot.choose(obs, legal)
+        assert move in legal and bot.last_samples == (10 if len(legal) > 1 else 0)
+        again = bones.make_bot(f"pimc:samples=10,time_ms=0,threads={threads}", seed=4)
+        assert again.choose(obs, legal) == move

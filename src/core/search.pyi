@@ -21,7 +21,9 @@ def pimc(
     exact: int,
     weights: Sequence[float],
     seed: int,
+    threads: int = 1,
 ) -> tuple[Move, int, int]:
     """pimc's move: every legal move played out on each of up to ``samples`` sampled deals
     under ``policy``, or solved by alpha-beta with at most ``exact`` tiles in the hands and
-    nothing to draw; returns ``(move, new_seed, samples_used)``."""
+    nothing to draw, the deals shared out between ``threads``; returns ``(move,
+    new_seed, samples_used)``."""

@@ -10,15 +10,17 @@ stops at a budget of samples or of time.  This is also the worked example of a b
 uses the core through ``cimport``.
 """
 
+import threading
+
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
 from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from bones.core.moves cimport move_code
 from bones.core.policy cimport Known, Weights, expert_pick, greedy_pick, known_of, load_weights
-from bones.core.rng cimport rng_below, rng_seed
+from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.rules cimport FAMILY_KOZEL
-from bones.core.sampler cimport DealSampler, sample_state
+from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.state cimport (
     MAX_MOVES, PLAYING, Outcome, State, find_move, outcome, play, undo,
 )
@@ -193,51 +195,119 @@ cdef double alphabeta(State* s, int side, double alpha, double beta) noexcept no
     return best
 
 
+cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double time_ms,
+                    double start, int pol, const Weights* w, int exact, int side,
+                    uint64_t* rng, double* totals) noexcept nogil:
+    """pimc's work on up to ``quota`` deals from ``d`` (and until ``time_ms`` of this
+    thread's CPU time after ``start``): every move's value added into totals; the deals
+    used."""
+    cdef State base
+    cdef State work
+    cdef double values[MAX_CHOICES]
+    cdef size_t header = header_size(&base)
+    cdef int used = 0, i
+    cdef bint over = False
+    while used < quota and not over:
+        if not sample_state(d, &base, rng):
+            break  # the rejection limit: keep the samples drawn so far
+        for i in range(n):
+            # the clock is read before every move's playout; a sample cut short is
+            # dropped, so every move is scored on the same deals
+            if time_ms > 0 and used and now_ms() - start >= time_ms:
+                over = True
+                break
+            memcpy(&work, &base, header)
+            play(&work, codes[i])
+            if endgame(&work, exact):
+                values[i] = alphabeta(&work, side, -1e18, 1e18)
+            else:
+                play_out(&work, pol, w, rng)
+                values[i] = utility(&work, side)
+        if not over:
+            used += 1
+            for i in range(n):
+                totals[i] += values[i]
+    return used
+
+
+cdef class _PimcThread:
+    """One thread's share of a pimc decision: its own sampler (a sampler fills its memo
+    as it draws), generator, quota and totals."""
+
+    cdef DealSampler sampler          # this thread's sampler of the observation
+    cdef uint32_t codes[MAX_CHOICES]  # the legal moves' codes
+    cdef double totals[MAX_CHOICES]   # per move, the sum of its values
+    cdef Weights w                    # the playout policy's weights
+    cdef uint64_t rng                 # this thread's generator
+    cdef double time_ms               # the clock: this thread's CPU time (0: none)
+    cdef int n                        # legal moves
+    cdef int quota                    # most deals
+    cdef int pol                      # the playout policy
+    cdef int exact                    # tiles in the hands at which alpha-beta takes over
+    cdef int side                     # the deciding seat's side
+    cdef int used                     # deals used
+
+    def run(self):
+        with nogil:
+            self.used = pimc_chunk(
+                self.sampler.d, self.codes, self.n, self.quota, self.time_ms, now_ms(),
+                self.pol, &self.w, self.exact, self.side, &self.rng, self.totals,
+            )
+
+
 def pimc(observation, legal_moves, int samples, double time_ms, str policy, int exact,
-         weights, uint64_t seed):
+         weights, uint64_t seed, int threads=1):
     """pimc's move: every legal move played out on each of up to ``samples`` deals under
     ``policy`` (``"greedy"``, ``"expert"`` with ``weights``, or ``"random"``), or solved
     exactly when at most ``exact`` tiles are left in the hands and nothing can be drawn;
-    stops after ``time_ms`` milliseconds of CPU time (0: no clock; the result then depends only on
-    the seed).  Returns ``(move, new_seed, samples_used)``."""
+    stops after ``time_ms`` milliseconds of CPU time (0: no clock; the result then depends
+    only on the seed).  With ``threads`` > 1 the deals are shared out between that many
+    threads, each on its own generator (derived from ``seed``) and its own clock of
+    ``time_ms``.  Returns ``(move, new_seed, samples_used)``."""
     cdef DealSampler sampler
-    cdef State base
-    cdef State work
     cdef Weights w
     cdef uint64_t rng = rng_seed(seed)
     cdef uint32_t codes[MAX_CHOICES]
     cdef double totals[MAX_CHOICES]
-    cdef double values[MAX_CHOICES]
-    cdef int n, i, used = 0, side = observation.side, best, pol
-    cdef size_t header = header_size(&base)
+    cdef int n, i, t, used = 0, side = observation.side, best, pol
     cdef double start = now_ms()
-    cdef bint over = False
+    cdef _PimcThread task
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, not {threads}")
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
     for i in range(n):
         totals[i] = 0
-    with nogil:
-        while used < samples and not over:
-            if not sample_state(sampler.d, &base, &rng):
-                break  # the rejection limit: keep the samples drawn so far
+    if threads == 1:
+        with nogil:
+            used = pimc_chunk(sampler.d, codes, n, samples, time_ms, start, pol, &w, exact,
+                              side, &rng, totals)
+    else:
+        tasks = []
+        for t in range(threads):
+            task = _PimcThread()
+            task.rng = rng_seed(rng ^ (0x9E3779B97F4A7C15ULL * <uint64_t>(t + 1)))
+            task.sampler = sampler if t == 0 else sampler_for(observation, codes, n, task.rng)
+            memcpy(task.codes, codes, n * sizeof(uint32_t))
+            task.w = w
+            task.n, task.pol, task.exact, task.side = n, pol, exact, side
+            task.time_ms = time_ms
+            task.quota = samples // threads + (1 if t < samples % threads else 0)
             for i in range(n):
-                # the clock is read before every move's playout; a sample cut short is
-                # dropped, so every move is scored on the same deals
-                if time_ms > 0 and used and now_ms() - start >= time_ms:
-                    over = True
-                    break
-                memcpy(&work, &base, header)
-                play(&work, codes[i])
-                if endgame(&work, exact):
-                    values[i] = alphabeta(&work, side, -1e18, 1e18)
-                else:
-                    play_out(&work, pol, &w, &rng)
-                    values[i] = utility(&work, side)
-            if not over:
-                used += 1
-                for i in range(n):
-                    totals[i] += values[i]
+                task.totals[i] = 0
+            tasks.append(task)
+        helpers = [threading.Thread(target=task.run) for task in tasks[1:]]
+        for helper in helpers:
+            helper.start()
+        tasks[0].run()
+        for helper in helpers:
+            helper.join()
+        for task in tasks:
+            used += task.used
+            for i in range(n):
+                totals[i] += task.totals[i]
+        rng_next(&rng)  # the next decision draws other threads' generators
     best = 0
     for i in range(1, n):
         if totals[i] > totals[best]:

@@ -176,7 +176,8 @@ class PIMC(_CompiledBot):
     """Perfect-information Monte Carlo: on each of up to ``samples`` deals drawn by the
     exact sampler (and within ``time_ms``), every legal move is played out under a fast
     ``policy``, or solved by alpha-beta once at most ``exact`` tiles are left in the hands
-    and nothing can be drawn; the best mean for its side wins."""
+    and nothing can be drawn; the best mean for its side wins.  ``threads`` share the
+    deals out, each with its own clock of ``time_ms``."""
 
     name = "pimc"
 
@@ -187,12 +188,20 @@ class PIMC(_CompiledBot):
         time_ms: float = 20.0,
         policy: str = "expert",
         exact: int = 8,
+        threads: int = 1,
         **options: Any,
     ) -> None:
         super().__init__(
-            seed=seed, samples=samples, time_ms=time_ms, policy=policy, exact=exact, **options
+            seed=seed,
+            samples=samples,
+            time_ms=time_ms,
+            policy=policy,
+            exact=exact,
+            threads=threads,
+            **options,
         )
         self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
+        self.threads = threads
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
@@ -208,6 +217,7 @@ class PIMC(_CompiledBot):
             self.exact,
             weights,
             self._state,
+            self.threads,
         )
         return move
 
@@ -258,6 +268,10 @@ def _positive(value: object) -> bool:
 
 def _non_negative_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+
+
+def _threads(value: object) -> bool:
+    return _positive(value) and value <= 64  # type: ignore[operator]
 
 
 def _number(value: object) -> bool:
@@ -333,6 +347,13 @@ SPECS = (
                 doc="solve exactly when at most this many tiles are left in the hands",
                 check=_non_negative_int,
                 expects="an int from 0 to 28",
+            ),
+            "threads": Option(
+                "threads",
+                1,
+                doc="threads sharing the samples, each with its own time_ms of CPU time",
+                check=_threads,
+                expects="an int from 1 to 64",
             ),
             **_WEIGHT_OPTIONS,
         },
