@@ -170,6 +170,13 @@ def main(argv: list[str] | None = None) -> int:
         help="most deal pairs of the SPRT of ismcts against pimc (0: skip it)",
     )
     parser.add_argument(
+        "--pimc-pairs",
+        type=int,
+        default=2000,
+        help="deal pairs of pimc against montecarlo in every configuration, for the goal "
+        "that it scores above 50%% in each (0: skip)",
+    )
+    parser.add_argument(
         "--dominoes-pairs",
         type=int,
         default=2000,
@@ -252,6 +259,25 @@ def main(argv: list[str] | None = None) -> int:
             f"{cell(result)}.",
         ]
         print(lines[-1], flush=True)
+    if args.pimc_pairs:
+        lines += [
+            "",
+            "## `pimc` against `montecarlo` in every variant",
+            "",
+            "The goal: above 50% with the interval clear of it, in every variant and "
+            f"player count; {args.pimc_pairs} deal pairs each (the cells of the tables "
+            "below have fewer where `--pairs` is smaller).",
+            "",
+            "| variant, players | deal pairs | `pimc` vs `montecarlo` | above 50% |",
+            "|---|---|---|---|",
+        ]
+        for config in configs:
+            result = play("pimc", "montecarlo", config, args.pimc_pairs, args)
+            clear = "yes" if result["lo"] > 50 else "no" if result["hi"] < 50 else "not clear"
+            lines.append(
+                f"| {config.replace(':', ', ')} | {result['pairs']} | {cell(result)} | {clear} |"
+            )
+            print(lines[-1], flush=True)
     for config in configs:
         variant, players = config.split(":")
         rounds = positions(variant, int(players), args.positions)
