@@ -551,3 +551,24 @@ def test_points_after_with_a_failing_scorer_is_a_bones_error(scored):
     BEHAVIOUR["mode"] = "oops"
     with pytest.raises(BonesError, match="not an int"):
         obs.points_after(r.legal_moves[0])
+
+
+def test_a_pimc_thread_made_outside_pimc_refuses_to_run():
+    """pimc's per-thread task is reachable as bones.core.search._PimcThread: made by
+    hand it has no sampler, and running it must be an error, not a crash (a subprocess,
+    so a segfault fails the test)."""
+    code = textwrap.dedent(
+        """
+        from bones.core.search import _PimcThread
+        for task in (_PimcThread(), _PimcThread.__new__(_PimcThread)):
+            try:
+                task.run()
+            except ValueError as exc:
+                assert "made by pimc" in str(exc)
+            else:
+                raise SystemExit("ran")
+        print("OK")
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "OK", proc.stderr[-2000:]

@@ -489,3 +489,31 @@ def test_observation_sample_is_sample_round(variant: str, players: int) -> None:
     assert sample.observation(1) == obs
     assert sample == sample_round(obs, 42)
     assert obs.sample(random.Random(5)).observation(1) == obs
+
+
+def test_a_later_round_at_zero_scores_is_not_taken_for_the_opening():
+    """A Kozel round after the first can start with every score at 0 (the 13 rule), its
+    leader given by the game, not by the opening rule: the sampler must not force the
+    opening lead on it (the searches refused such positions, and the bots forfeited)."""
+    from bones.core.search import choose
+
+    rnd = bones.Round.from_deal(
+        "kozel",
+        hands=[
+            "0-0 5-0 4-1 5-1 2-2 3-3 5-5".split(),
+            "6-0 6-1 4-3 5-3 5-4 6-5 6-6".split(),
+        ],
+        stock="5-2 3-1 4-4 3-2 6-2 3-0 4-0 6-4 4-2 2-1 1-1 1-0 2-0 6-3".split(),
+        leader=1,
+    )
+    obs = rnd.observation(1)
+    legal = tuple(rnd.legal_moves)
+    assert len(legal) == 7 and obs.scores == (0, 0)
+    sampler = DealSampler(obs)
+    assert not sampler.opening
+    for seed in range(20):
+        assert tuple(obs.sample(seed).legal_moves) == legal
+    assert choose(obs, legal, 8, 1)[0] in legal
+    # the first round of a game still follows the opening rule
+    first = bones.Round.deal("kozel", players=2, seed=3)
+    assert DealSampler(first.observation(first.to_move)).opening

@@ -846,7 +846,9 @@ cdef class DealSampler:
             scores0 = self._load_observation(source)
             op = self._auto_opening(opening, scores0)
             rc = deals_build(self.d, op)
-            if rc == DEALS_NONE and op and opening is None:
+            if op and opening is None and (
+                rc == DEALS_NONE or not self._explains(source.legal_moves)
+            ):
                 deals_free(self.d)
                 rc = deals_build(self.d, 0)
         else:
@@ -855,6 +857,21 @@ cdef class DealSampler:
         if rc != DEALS_OK:
             raise ValueError(f"cannot sample: {_ERRORS.get(rc, rc)}")
         self.opening = self.d.opening
+
+    def _explains(self, legal_moves):
+        """Whether the seat's legal moves are all legal on a deal drawn by this sampler.
+
+        With every score at 0 the sampler assumes that the first round's opening rule
+        chose the leader, which the observation cannot say; a later round may also start
+        at 0 (Kozel's 13 rule, a blocked round with no points), and its leader may then
+        lead what the rule would forbid: such a move shows that the rule did not apply."""
+        cdef State s
+        cdef uint64_t rng = rng_seed(0)
+        if not legal_moves or self.d.total == 0:
+            return True
+        if not sample_state(self.d, &s, &rng):
+            return True  # the rejection limit: nothing shows the model wrong
+        return all(find_move(&s, move_code(m)) >= 0 for m in legal_moves)
 
     def _auto_opening(self, opening, scores0):
         if opening is not None:

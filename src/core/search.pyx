@@ -248,6 +248,8 @@ cdef class _PimcThread:
     cdef int used                     # deals used
 
     def run(self):
+        if self.sampler is None:  # made without pimc(): nothing to search
+            raise ValueError("a pimc thread is made by pimc()")
         with nogil:
             self.used = pimc_chunk(
                 self.sampler.d, self.codes, self.n, self.quota, self.time_ms, now_ms(),
