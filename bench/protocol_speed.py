@@ -236,8 +236,7 @@ def main() -> int:
         )
     if args.floor:
         for pinned in placements:
-            if ALL_CPUS is not None:
-                os.sched_setaffinity(0, {min(ALL_CPUS)} if pinned else set(ALL_CPUS))
+            place([], pinned)
             trips = [pipe_floor() * 1e6 for _ in range(3)]
             print(
                 f"bare pipe round trip to a Python echo child (600 bytes out, 8 back), "

@@ -374,7 +374,7 @@ def test_game_start_carries_the_clock_and_each_game_has_its_log(tmp_path):
 
 def _logged_cpus(logs: Path) -> list[list[int]]:
     return [
-        json.loads(p.read_text().split("cpus ", 1)[1].split(" ", 1)[0])
+        json.loads(p.read_text().split("cpus ", 1)[1].splitlines()[0])
         for p in sorted(logs.iterdir())
     ]
 

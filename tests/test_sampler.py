@@ -510,7 +510,7 @@ def test_a_later_round_at_zero_scores_is_not_taken_for_the_opening():
     legal = tuple(rnd.legal_moves)
     assert len(legal) == 7 and obs.scores == (0, 0)
     sampler = DealSampler(obs)
-    assert not sampler.opening
+    assert not sampler.opening and not DealSampler(rnd, 1).opening
     for seed in range(20):
         assert tuple(obs.sample(seed).legal_moves) == legal
     assert choose(obs, legal, 8, 1)[0] in legal

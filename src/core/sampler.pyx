@@ -833,7 +833,8 @@ cdef class DealSampler:
             scores0 = [rnd.st.score0[i] for i in range(self.rules.c.n_sides)]
             op = self._auto_opening(opening, scores0)
             rc = deals_from_state(self.d, rnd.st, self.seat, op)
-            if rc == DEALS_NONE and op and opening is None:
+            legal = rnd.legal_moves if rnd.to_move == self.seat else ()
+            if op and opening is None and (rc == DEALS_NONE or not self._explains(legal)):
                 deals_free(self.d)
                 rc = deals_from_state(self.d, rnd.st, self.seat, 0)
         elif isinstance(source, Observation):

@@ -226,9 +226,7 @@ class _Fold:
         self.played += 1
         ranks = r.get("ranks")
         if ranks:
-            seat_bots = r["seat_bots"]
-            bots = tuple([seat_bots[side[0]] for side in r["sides"]])
-            scored, scores, pairs = _game_shape(tuple(ranks), bots, self.k)
+            scored, scores, pairs = _game_shape(tuple(ranks), tuple(_side_bots(r)), self.k)
         else:
             scored, scores, pairs = False, (), ()
         if not scored:

@@ -73,15 +73,9 @@ while True:
     elif kind == "game_start":
         if MODE == "log_clock":  # one line a game: what the runner said of the clock
             print("clock", json.dumps(msg["time_control"]), file=sys.stderr, flush=True)
-        if MODE == "log_affinity":  # the CPUs this process may run on, and its parent
+        if MODE == "log_affinity":  # the CPUs this process may run on
             cpus = sorted(os.sched_getaffinity(0))
-            print(
-                "cpus",
-                json.dumps(cpus, separators=(",", ":")),
-                os.getppid(),
-                file=sys.stderr,
-                flush=True,
-            )
+            print("cpus", json.dumps(cpus, separators=(",", ":")), file=sys.stderr, flush=True)
         if MODE == "exit_early":
             print("misbehave: leaving before the game", file=sys.stderr, flush=True)
             sys.exit(0)
