@@ -16,6 +16,7 @@ CORE_MODULES = [
     "geometry",
     "rules",
     "state",
+    "scorer",  # a variant's Python move_scorer, called from the core
     "moves",
     "seatview",
     "round",

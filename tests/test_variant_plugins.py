@@ -1,5 +1,5 @@
-"""A plugin variant is checked against its rule family when it is registered, and the
-compiled search bot refuses a variant it would search with the wrong scores (issue 6)."""
+"""A plugin variant is checked against its rule family when it is registered (issue 6);
+tests/test_python_scorer.py has the compiled bots on a variant with a Python scorer."""
 
 from __future__ import annotations
 
@@ -126,53 +126,3 @@ def test_the_cli_lists_variants_despite_a_bad_plugin(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "straight" in out.stdout and "nine" not in out.stdout.split()
     assert "nine-plugin" in out.stderr and "unknown option 'set'" in out.stderr
-
-
-# -- montecarlo and a Python move_scorer ---------------------------------------------------
-
-
-def _all_threes(layout, move, count):
-    return count // 3 if count and count % 3 == 0 else 0
-
-
-@pytest.mark.parametrize(
-    "spec",
-    [
-        "montecarlo:simulations=4",
-        "expert",
-        "pimc:samples=4,time_ms=0",
-        "ismcts:iterations=8,time_ms=0",
-    ],
-)
-def test_compiled_bots_refuse_a_variant_with_a_python_move_scorer(fresh_registry, spec):
-    threes = STRAIGHT.with_defaults("all-threes", move_scorer=_all_threes, target=61)
-    slower = STRAIGHT.with_defaults("straight-100", target=100)
-    _register(fresh_registry, "threes-plugin", threes, slower)
-    bot = bones.make_bot(spec)
-    name = spec.split(":")[0]
-    with pytest.raises(OptionError, match=f"{name} cannot play 'all-threes'.*move_scorer"):
-        bot.start_game(0, "all-threes", 2, {})
-    rnd = bones.Round.deal("all-threes", 2, seed=1)
-    seat = rnd.to_move
-    with pytest.raises(OptionError, match="'all-threes'"):
-        bot.choose(rnd.observation(seat), tuple(rnd.legal_moves))
-    # a plugin variant scored by the core is fine
-    bot.start_game(0, "straight-100", 2, {})
-    rnd = bones.Round.deal("straight-100", 2, seed=1)
-    seat = rnd.to_move
-    legal = tuple(rnd.legal_moves)
-    assert bot.choose(rnd.observation(seat), legal) in legal
-
-
-def test_play_round_reports_the_refusal_as_a_bot_error(fresh_registry):
-    from bones.bot import BotError, play_round
-
-    _register(
-        fresh_registry,
-        "threes-plugin",
-        STRAIGHT.with_defaults("all-threes", move_scorer=_all_threes),
-    )
-    rnd = bones.Round.deal("all-threes", 2, seed=2)
-    bots = [bones.make_bot("montecarlo:simulations=4"), bones.make_bot("greedy")]
-    with pytest.raises(BotError, match="montecarlo cannot play 'all-threes'"):
-        play_round(rnd, bots)

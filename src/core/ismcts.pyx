@@ -16,7 +16,7 @@ from bones.core.policy cimport Weights
 from bones.core.rng cimport rng_below, rng_seed
 from bones.core.sampler cimport DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, header_size, now_ms, play_out, start_search, utility,
+    MAX_CHOICES, now_ms, play_out, position_size, start_search, utility,
 )
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
 
@@ -106,7 +106,6 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     cdef uint64_t rng = rng_seed(seed)
     cdef uint32_t codes[MAX_CHOICES]
     cdef int n, i, used = 0, n_nodes = 1, pol, ch, best_visits = -1
-    cdef size_t header = header_size(&base)
     cdef double start = now_ms()
     cdef uint32_t best_move = 0
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
@@ -126,7 +125,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
         while used < iterations and not (time_ms > 0 and used and now_ms() - start >= time_ms):
             if not sample_state(sampler.d, &base, &rng):
                 break  # the rejection limit: keep the iterations made so far
-            memcpy(&work, &base, header)
+            memcpy(&work, &base, position_size(&base))
             n_nodes = iterate(nodes, n_nodes, &work, c, pol, &w, &rng)
             used += 1
         ch = nodes[0].child
@@ -136,6 +135,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
                 best_move = nodes[ch].move
             ch = nodes[ch].sibling
     free(nodes)
+    sampler.check_scorer()
     for i in range(n):
         if codes[i] == best_move:
             return legal_moves[i], rng, used

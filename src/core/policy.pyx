@@ -9,13 +9,15 @@ again when a block or the end of the round is near; suit variety and the tiles l
 still match; ends the next opponent cannot match (blocking) and ends the partner may
 match; shedding doubles; going out; Kozel's lone 0-0, its 13 rule (an unrecorded side
 loses nothing below 13) and the goat line.  A move is tried with ``apply_move`` and taken
-back with ``undo``, so the position's own rules decide the scores.
+back with ``undo``, so the position's own rules decide the scores (a variant's Python
+move_scorer too, through ``bones.core.scorer``).
 """
 
 from libc.stdint cimport int32_t, uint32_t
 
 from bones.core.moves cimport move_code
 from bones.core.rules cimport FAMILY_KOZEL, CompiledRules, Rules, compile_rules
+from bones.core.scorer cimport PythonScorer, scored
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_MOVES, State,
     apply_move, find_move, gen_moves, kind_of, lay, open_mask, state_init, undo,
@@ -97,7 +99,7 @@ cdef double move_value(State* s, uint32_t move, const Weights* w,
                 blocked += 1
             if partner >= 0 and k.may_hold[partner] & ~bits & PIP_MASK[s.ends[e].v]:
                 helped += 1
-    if r.count_scoring and left:
+    if (r.count_scoring or r.scorer != NULL) and left and w.reply:
         reply = best_reply(s, o_may)
     undo(s)
     if not left:
@@ -159,7 +161,7 @@ cdef int greedy_pick(State* s) noexcept nogil:
         if kind == KIND_DOUBLE_DOUBLE:
             bits |= 1u << ((local[i] >> 10) & 31)
         key = mask_pips(bits) if kind != KIND_MUGGINS else 0
-        if s.r.count_scoring:
+        if s.r.count_scoring or s.r.scorer != NULL:
             before = s.score[side]
             apply_move(s, local[i])
             key += 64 * (s.score[side] - before)
@@ -190,6 +192,7 @@ def choose(observation, legal_moves, weights):
     N_WEIGHTS numbers in ``FIELDS`` order), from the observation alone."""
     cdef CompiledRules rules = compile_rules(
         observation.variant, observation.players, observation.options)
+    cdef PythonScorer scorer = None
     cdef Weights w
     cdef Known k
     cdef State s
@@ -215,7 +218,9 @@ def choose(observation, legal_moves, weights):
         hands[i] = own if i == seat else 0
         scores[i] = observation.scores[i] if i < rules.c.n_sides else 0
         void[i] = 0
-    state_init(&s, &rules.c, hands, NULL, 0, seat, -1, scores)
+    if rules.c.python_scorer:  # the candidates are scored on the observation's layout
+        scorer = PythonScorer(rules, observation.layout)
+    state_init(&s, scored(rules, scorer), hands, NULL, 0, seat, -1, scores)
     for event in observation.events:
         kind = event.kind
         if kind == "play":
@@ -244,4 +249,7 @@ def choose(observation, legal_moves, weights):
         codes[i] = move_code(legal_moves[i])
         if kind_of(codes[i]) <= KIND_DOUBLE_DOUBLE and find_move(&s, codes[i]) < 0:
             raise ValueError(f"{legal_moves[i]} is not a legal move for the observation")
-    return legal_moves[expert_pick(&s, codes, n, &w, &k)]
+    i = expert_pick(&s, codes, n, &w, &k)
+    if scorer is not None:
+        scorer.check()
+    return legal_moves[i]

@@ -12,7 +12,6 @@ from .tiles import Tile
 SCHEMA_VERSION: int
 PARTIAL_SCHEMA_VERSION: int
 MAX_SCORE: int
-MAX_MOVE_POINTS: int
 
 class LegalMoves(Sequence[Move]):
     """A live, read-only view of the legal moves of the seat to move."""

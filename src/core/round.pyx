@@ -35,6 +35,7 @@ from bones.core.geometry cimport Spot
 from bones.core.moves cimport Move, move_code, move_of
 from bones.core.rng cimport rng_seed, splitmix64
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, Rules, compile_rules
+from bones.core.scorer cimport call_scorer
 from bones.core.seatview cimport SeatView
 from bones.core.tensor cimport returns_of, spec_of
 from bones.core.state cimport (
@@ -56,7 +57,6 @@ PARTIAL_SCHEMA_VERSION = 4  # a round of a partial deal: field 11 is True
 # Versions 1 and 2 (full, partial) are the same fields written before the bounded table:
 # their rounds keep the geometry they were played with (pre_geometry_options).
 MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sign)
-MAX_MOVE_POINTS = 32767     # the largest value a move_scorer may return (either sign)
 _PACKER = msgpack.Packer(use_bin_type=True)
 _REASONS = (None, "out", "blocked", "target")
 _MASK64 = (1 << 64) - 1
@@ -73,7 +73,6 @@ def derive_seed(seed, stream, index):
 cdef object _NEW = object()  # the token that lets this module construct rounds and views
 cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
 cdef long _MAX_SCORE = MAX_SCORE  # C copies of the limits, for checks without a lookup
-cdef long _MAX_MOVE_POINTS = MAX_MOVE_POINTS
 cdef tuple _END_PAIRS = tuple(tuple((name, v) for v in range(7)) for name in END_NAMES)
 cdef object _Observation = None  # bones.observation.Observation, imported on first use
 
@@ -236,40 +235,6 @@ cdef object _deal_problem(CompiledRules rules, const uint32_t* masks, uint32_t s
         return (f"the hands and the stock hold {popcount(seen)} of the 28 tiles; "
                 f"{rules.variant.name} deals every tile (the rest is the stock)")
     return None
-
-
-cdef str _scorer_name(CompiledRules rules):
-    fn = rules.move_scorer
-    module = getattr(fn, "__module__", None) or "?"
-    return f"{module}.{getattr(fn, '__qualname__', None) or repr(fn)}"
-
-
-cdef int _check_points(CompiledRules rules, object raw, object move) except? -1:
-    """A move_scorer's result as a C int: BonesError for anything but an int in range."""
-    if type(raw) is int and -_MAX_MOVE_POINTS <= raw <= _MAX_MOVE_POINTS:
-        return raw
-    if isinstance(raw, bool) or not PyIndex_Check(raw):
-        problem = f"returned {type(raw).__name__} {raw!r:.40}, not an int"
-    else:
-        raw = PyNumber_Index(raw)
-        if -MAX_MOVE_POINTS <= raw <= MAX_MOVE_POINTS:
-            return raw
-        shown = str(raw) if raw.bit_length() < 64 else f"an int of {raw.bit_length()} bits"
-        problem = f"returned {shown}, out of range (at most {MAX_MOVE_POINTS} points a move)"
-    raise BonesError(f"variant {rules.variant.name!r}: its move_scorer {_scorer_name(rules)} "
-                     f"{problem} for {move}")
-
-
-cdef int _call_scorer(CompiledRules rules, tuple layout, object move, int count) except? -1:
-    """What the variant's move_scorer gives move (placed on layout, making count), checked;
-    any exception it raises becomes a BonesError naming the variant and the scorer."""
-    try:
-        raw = rules.move_scorer(layout, move, count)
-    except Exception as exc:
-        raise BonesError(
-            f"variant {rules.variant.name!r}: its move_scorer {_scorer_name(rules)} raised "
-            f"{type(exc).__name__}: {exc} (scoring {move}, count {count})") from exc
-    return _check_points(rules, raw, move)
 
 
 cdef int _scaled(CompiledRules rules, int points, int side_score) noexcept:
@@ -530,7 +495,7 @@ cdef class Round:
         layout = self.layout
         self._scoring = True
         try:
-            return _call_scorer(self.rules, layout[:len(layout) - 1], move_of(code), count)
+            return call_scorer(self.rules, layout[:len(layout) - 1], move_of(code), count)
         finally:
             self._scoring = False
 
@@ -1138,7 +1103,7 @@ cdef int _points_one(CompiledRules rules, State* s, uint32_t code, tuple layout,
         if rules.c.muggins and not code & CLAIM_BIT:
             return 0
     if rules.c.python_scorer:
-        return _scaled(rules, _call_scorer(rules, layout, move_of(code), count), side_score)
+        return _scaled(rules, call_scorer(rules, layout, move_of(code), count), side_score)
     if not rules.c.count_scoring or count <= 0 or count % 5:
         return 0
     return _scaled(rules, count, side_score)

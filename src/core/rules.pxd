@@ -58,6 +58,8 @@ ctypedef struct Rules:
     Table table                  # the table's edges; table.bounded: blocked ends close
     uint8_t end_when_closed      # bounded: the round ends once every end is closed (B2)
     uint8_t early_end            # structural_fish or end_when_closed: finish_move checks
+    int (*scorer)(const void* state, int count) noexcept nogil  # a PythonScorer's call, or NULL
+    void* scorer_ctx             # the PythonScorer that scorer reads (borrowed; it owns this copy)
 
 
 cdef class CompiledRules:

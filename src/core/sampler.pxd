@@ -4,6 +4,7 @@
 from libc.stdint cimport int16_t, int32_t, int8_t, uint8_t, uint32_t, uint64_t
 
 from bones.core.rules cimport CompiledRules, Rules
+from bones.core.scorer cimport PythonScorer
 from bones.core.state cimport State
 
 cdef extern from *:
@@ -103,6 +104,10 @@ cdef class DealSampler:
     cdef readonly bint opening   # the opening rule's constraints are applied
     cdef readonly dict options   # the variant's option overrides
     cdef str variant_name        # the variant's name
+    cdef PythonScorer scorer     # a variant with a Python move_scorer: d.r is its rules
+
+    cdef void _score_in_python(self) except *
+    cdef void check_scorer(self) except *
 
     cdef object _round_of(self, const State* s)
     cdef void _check(self) except *

@@ -833,10 +833,12 @@ cdef class DealSampler:
             scores0 = [rnd.st.score0[i] for i in range(self.rules.c.n_sides)]
             op = self._auto_opening(opening, scores0)
             rc = deals_from_state(self.d, rnd.st, self.seat, op)
+            self._score_in_python()
             legal = rnd.legal_moves if rnd.to_move == self.seat else ()
             if op and opening is None and (rc == DEALS_NONE or not self._explains(legal)):
                 deals_free(self.d)
                 rc = deals_from_state(self.d, rnd.st, self.seat, 0)
+                self._score_in_python()
         elif isinstance(source, Observation):
             if seat is not None and seat != source.seat:
                 raise ValueError(f"the observation is seat {source.seat}'s, not {seat}'s")
@@ -845,6 +847,7 @@ cdef class DealSampler:
             self.variant_name = source.variant
             self.options = dict(source.options)
             scores0 = self._load_observation(source)
+            self._score_in_python()
             op = self._auto_opening(opening, scores0)
             rc = deals_build(self.d, op)
             if op and opening is None and (
@@ -858,6 +861,19 @@ cdef class DealSampler:
         if rc != DEALS_OK:
             raise ValueError(f"cannot sample: {_ERRORS.get(rc, rc)}")
         self.opening = self.d.opening
+
+    cdef void _score_in_python(self) except *:
+        """Point the record at rules that run the variant's Python move_scorer, if it has
+        one: the replays and the searches on the samples then score as ``Round`` does."""
+        if self.rules.c.python_scorer:
+            if self.scorer is None:
+                self.scorer = PythonScorer(self.rules)
+            self.d.r = &self.scorer.c
+
+    cdef void check_scorer(self) except *:
+        """Raise what the move_scorer raised in the C loops since the last check."""
+        if self.scorer is not None:
+            self.scorer.check()
 
     def _explains(self, legal_moves):
         """Whether the seat's legal moves are all legal on a deal drawn by this sampler.
@@ -1003,6 +1019,7 @@ cdef class DealSampler:
                 k = min(batch, n - len(out))
                 with nogil:
                     done = sample_states(self.d, buf, k, &state)
+                self.check_scorer()
                 for i in range(done):
                     out.append(self._round_of(&buf[i]))
                 if done < k:
@@ -1026,6 +1043,7 @@ cdef class DealSampler:
                     break
                 done += 1
         free(buf)
+        self.check_scorer()
         return done
 
     cdef object _round_of(self, const State* s):

@@ -3,7 +3,7 @@ from libc.stdint cimport uint32_t, uint64_t
 
 from bones.core.policy cimport Weights
 from bones.core.sampler cimport DealSampler
-from bones.core.state cimport State
+from bones.core.state cimport Ply, State
 
 cdef enum:
     MAX_CHOICES = 256            # legal moves of one decision, bounded (as MAX_MOVES)
@@ -16,6 +16,14 @@ cdef enum Policy:
 cdef inline size_t header_size(const State* s) noexcept nogil:
     """Bytes of a State before its undo stack: a position copies without it."""
     return <size_t>(<const char*>&s.plies[0] - <const char*>s)
+
+
+cdef inline size_t position_size(const State* s) noexcept nogil:
+    """Bytes a copy of s needs to be played on: the header, and the plies made so far when
+    a Python move_scorer scores it (the scorer is given the layout, read from the plies)."""
+    if s.r.scorer != NULL:
+        return header_size(s) + <size_t>s.n_plies * sizeof(Ply)
+    return header_size(s)
 
 
 cdef double utility(const State* s, int side) noexcept nogil

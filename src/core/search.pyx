@@ -75,7 +75,10 @@ cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t
     cdef DealSampler sampler = DealSampler(observation)
     cdef State s
     cdef int i
-    if not sample_state(sampler.d, &s, &rng):
+    cdef bint ok
+    ok = sample_state(sampler.d, &s, &rng)
+    sampler.check_scorer()
+    if not ok:
         raise ValueError("cannot sample: no consistent deal found")
     for i in range(n):
         if find_move(&s, codes[i]) < 0:
@@ -106,7 +109,6 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     cdef uint32_t codes[MAX_CHOICES]
     cdef double totals[MAX_CHOICES]
     cdef int n, i, _, rounds, side = observation.side, best
-    cdef size_t header = header_size(&base)
     n = load_moves(observation, legal_moves, codes)
     sampler = sampler_for(observation, codes, n, rng)
     if n == 1:
@@ -119,11 +121,12 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
             if not sample_state(sampler.d, &base, &rng):
                 break  # the rejection limit: keep the samples drawn so far
             for i in range(n):
-                memcpy(&work, &base, header)
+                memcpy(&work, &base, position_size(&base))
                 play(&work, codes[i])
                 while work.status == PLAYING:
                     play(&work, work.moves[rng_below(&rng, work.n_moves)])
                 totals[i] += utility(&work, side)
+    sampler.check_scorer()
     best = 0
     for i in range(1, n):
         if totals[i] > totals[best]:
@@ -204,7 +207,6 @@ cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double ti
     cdef State base
     cdef State work
     cdef double values[MAX_CHOICES]
-    cdef size_t header = header_size(&base)
     cdef int used = 0, i
     cdef bint over = False
     while used < quota and not over:
@@ -216,7 +218,7 @@ cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double ti
             if time_ms > 0 and used and now_ms() - start >= time_ms:
                 over = True
                 break
-            memcpy(&work, &base, header)
+            memcpy(&work, &base, position_size(&base))
             play(&work, codes[i])
             if endgame(&work, exact):
                 values[i] = alphabeta(&work, side, -1e18, 1e18)
@@ -285,6 +287,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
         with nogil:
             used = pimc_chunk(sampler.d, codes, n, samples, time_ms, start, pol, &w, exact,
                               side, &rng, totals)
+        sampler.check_scorer()
     else:
         tasks = []
         for t in range(threads):
@@ -306,6 +309,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
         for helper in helpers:
             helper.join()
         for task in tasks:
+            task.sampler.check_scorer()
             used += task.used
             for i in range(n):
                 totals[i] += task.totals[i]

@@ -413,6 +413,10 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
             else:
                 s.pending = c  # scaled once, by add_points when claimed
                 s.pending_side = s.r.side_of[seat]
+    elif s.r.scorer != NULL:  # a search's copy of rules whose variant scores in Python
+        c = s.r.scorer(s, c)
+        if c:
+            add_points(s, seat, c)
     s.to_move = next_seat(s, seat)
     p.chain_seat = s.to_move
 

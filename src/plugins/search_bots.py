@@ -3,10 +3,11 @@ heuristics), and the searches over deals drawn by the exact sampler: ``montecarl
 (random playouts), ``pimc`` (playouts under a fast policy, exact endgames) and ``ismcts``
 (information-set Monte Carlo tree search).
 
-They run in the compiled core, which scores moves with the core's own rules: a variant
-whose moves are scored by a Python ``move_scorer`` would be played with the wrong scores,
-so these bots refuse such a variant (:class:`~bones.OptionError` naming it, from
-``start_game`` and from ``choose``) instead of playing it badly."""
+They run in the compiled core.  A variant whose moves are scored by a Python
+``move_scorer`` is played with that scorer: the core calls it for every placement of every
+sample and playout (``bones.core.scorer``), so these bots play it as exactly as a built-in
+variant, only slower (docs/bots.md).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bot import Bot, BotSpec
-from ..errors import OptionError
 from ..registry import variant as lookup_variant
 from ..variant import Option
 from . import hookimpl
@@ -95,17 +95,6 @@ _FEATURE_DOCS = {
 }
 
 
-def check_searchable(variant: str, bot: str = "montecarlo") -> None:
-    """:class:`OptionError` unless the compiled core scores ``variant`` as it is
-    played: a variant with a Python ``move_scorer`` is refused, naming it."""
-    if lookup_variant(variant).move_scorer is not None:  # a dict look-up: cheap per move
-        raise OptionError(
-            f"{bot} cannot play {variant!r}: its moves are scored by a Python "
-            "move_scorer, which the compiled core does not run (it would play with "
-            "the core's own scores)"
-        )
-
-
 def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]:
     """The expert's weights for ``variant``: its family's defaults, then ``overrides``
     (``None`` values keep the default)."""
@@ -118,7 +107,7 @@ def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]
 
 
 class _CompiledBot(Bot):
-    """A bot whose moves are chosen in the core: checks the variant, keeps the weights."""
+    """A bot whose moves are chosen in the core, with the expert's weights per variant."""
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
         super().__init__(seed=seed, **options)
@@ -126,13 +115,9 @@ class _CompiledBot(Bot):
         self._weights: dict[str, tuple[float, ...]] = {}
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
 
-    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
-        check_searchable(variant, self.name)
-
     def weights(self, variant: str) -> tuple[float, ...]:
         found = self._weights.get(variant)
         if found is None:
-            check_searchable(variant, self.name)
             found = self._weights[variant] = expert_weights(variant, self._overrides)
         return found
 
@@ -161,13 +146,9 @@ class MonteCarlo(Bot):
         self.simulations = simulations
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
 
-    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
-        check_searchable(variant)
-
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         from ..core.search import choose
 
-        check_searchable(observation.variant)
         move, self._state = choose(observation, legal_moves, self.simulations, self._state)
         return move
 
