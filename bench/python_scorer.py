@@ -13,9 +13,10 @@ so the difference is the price of a Python call per placement.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import time
+
+from strength import positions  # bench/strength.py: the same mid-round positions
 
 import bones
 from bones import registry
@@ -34,24 +35,6 @@ class _Plugin:
     @hookimpl
     def register_variants(self, register):  # type: ignore[no-untyped-def]
         register(bones.variant("straight").with_defaults("py-fives", move_scorer=fives))
-
-
-def positions(variant: str, players: int, count: int) -> list[bones.Round]:
-    """Mid-round positions with a choice: seeded deals, a random number of random moves
-    (the same positions for both variants, which play alike)."""
-    rng = random.Random(0)
-    out: list[bones.Round] = []
-    deal = 0
-    while len(out) < count:
-        rnd = bones.Round.deal(variant, players=players, seed=deal)
-        deal += 1
-        for _ in range(rng.randrange(0, 14)):
-            if rnd.is_over:
-                break
-            rnd.play(rng.choice(list(rnd.legal_moves)))
-        if not rnd.is_over and len(rnd.legal_moves) > 1:
-            out.append(rnd)
-    return out
 
 
 def measure(spec: str, rounds: list[bones.Round]) -> tuple[float, float]:
