@@ -169,7 +169,13 @@ def test_the_sampler_replays_a_round_ended_by_a_python_score(scored):
 
 
 @pytest.mark.parametrize(
-    "spec", ["expert", "montecarlo:simulations=20", "pimc:samples=10,time_ms=0"]
+    "spec",
+    [
+        "expert",
+        "montecarlo:simulations=20",
+        "pimc:samples=10,time_ms=0",
+        "pimc:samples=10,time_ms=0,threads=2",
+    ],
 )
 def test_a_search_bots_failing_scorer_voids_the_match_game(scored, tmp_path, spec):
     """In a match the scorer's error inside a search is the variant's fault: the game is

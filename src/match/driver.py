@@ -315,7 +315,11 @@ def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
                 # has none), else the traceback entry before it
                 back = frame.f_back
                 caller = back.f_code.co_filename if back is not None else previous
-                if caller.endswith(".pyx") or os.path.abspath(caller).startswith(home + os.sep):
+                if (
+                    caller.endswith(".pyx")
+                    or previous.endswith("core/scorer.pyx")  # bones.core.scorer.call_scorer
+                    or os.path.abspath(caller).startswith(home + os.sep)
+                ):
                     name = getattr(scorer, "__qualname__", None) or _type_name(scorer)
                     what = referee.raised(chain)
                     return f"variant {variant!r}: its move_scorer {name} raised {what}"
