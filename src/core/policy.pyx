@@ -17,7 +17,7 @@ from libc.stdint cimport int32_t, uint32_t
 
 from bones.core.moves cimport move_code
 from bones.core.rules cimport FAMILY_KOZEL, CompiledRules, Rules, compile_rules
-from bones.core.scorer cimport PythonScorer, scored
+from bones.core.scorer cimport PythonScorer
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_MOVES, State,
     apply_move, find_move, gen_moves, kind_of, lay, open_mask, state_init, undo,
@@ -220,7 +220,8 @@ def choose(observation, legal_moves, weights):
         void[i] = 0
     if rules.c.python_scorer:  # the candidates are scored on the observation's layout
         scorer = PythonScorer(rules, observation.layout)
-    state_init(&s, scored(rules, scorer), hands, NULL, 0, seat, -1, scores)
+    state_init(&s, &scorer.c if scorer is not None else &rules.c, hands, NULL, 0, seat, -1,
+               scores)
     for event in observation.events:
         kind = event.kind
         if kind == "play":

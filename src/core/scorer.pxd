@@ -13,4 +13,3 @@ cdef class PythonScorer:
 
 
 cdef int call_scorer(CompiledRules rules, tuple layout, object move, int count) except? -1
-cdef const Rules* scored(CompiledRules rules, PythonScorer scorer) noexcept

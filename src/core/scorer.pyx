@@ -93,9 +93,3 @@ cdef class PythonScorer:
         error, self.error = self.error, None
         if error is not None:
             raise error
-
-
-cdef const Rules* scored(CompiledRules rules, PythonScorer scorer) noexcept:
-    """The rules a C state of ``rules`` should point to: the scorer's copy when the variant
-    scores in Python (``scorer`` is then not None), else the rules' own struct."""
-    return &scorer.c if scorer is not None else &rules.c

@@ -283,6 +283,9 @@ def _scorer_fault(exc: BaseException, variant: str) -> str | None:
         return None
 
 
+_CALL_SCORER = "bones.core.scorer.call_scorer"  # its name in a traceback
+
+
 def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
     """The error message when ``exc`` comes from the variant's Python ``move_scorer``
     called by the engine, else ``None``.  A bot that asks ``points_after`` of a variant
@@ -301,7 +304,6 @@ def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
     code = getattr(scorer, "__code__", None) or getattr(call, "__code__", None)
     if code is None:
         return None
-    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     seen: set[int] = set()
     chain: BaseException | None = exc
     while chain is not None and id(chain) not in seen:
@@ -310,20 +312,13 @@ def _find_scorer_fault(exc: BaseException, variant: str) -> str | None:
         tb = chain.__traceback__
         while tb is not None:
             frame = tb.tb_frame
-            if frame.f_code is code:
-                # who called the scorer: the real Python frame below it (compiled code
-                # has none), else the traceback entry before it
-                back = frame.f_back
-                caller = back.f_code.co_filename if back is not None else previous
-                if (
-                    caller.endswith(".pyx")
-                    or previous.endswith("core/scorer.pyx")  # bones.core.scorer.call_scorer
-                    or os.path.abspath(caller).startswith(home + os.sep)
-                ):
-                    name = getattr(scorer, "__qualname__", None) or _type_name(scorer)
-                    what = referee.raised(chain)
-                    return f"variant {variant!r}: its move_scorer {name} raised {what}"
-            previous = frame.f_code.co_filename
+            # bones calls the scorer only through bones.core.scorer.call_scorer, whose
+            # (compiled) traceback entry comes just before the scorer's frame
+            if frame.f_code is code and previous == _CALL_SCORER:
+                name = getattr(scorer, "__qualname__", None) or _type_name(scorer)
+                what = referee.raised(chain)
+                return f"variant {variant!r}: its move_scorer {name} raised {what}"
+            previous = frame.f_code.co_name
             tb = tb.tb_next
         chain = chain.__cause__ or chain.__context__
     return None
