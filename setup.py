@@ -24,6 +24,7 @@ CORE_MODULES = [
     "search",
     "sampler",
     "policy",
+    "belief",  # a model of the other players: pimc's infer option
     "ismcts",
     "referee",  # the round loop and the guard of a match's bots
     "actions",  # learning agents: docs/envs.md

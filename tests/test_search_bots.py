@@ -72,6 +72,8 @@ FAST = (
     "pimc:samples=12,time_ms=0",
     "ismcts:iterations=40,time_ms=0",
     "pimc:samples=12,time_ms=0,threads=3",
+    "pimc:samples=12,time_ms=0,infer=0",
+    "pimc:samples=12,time_ms=0,infer=0,threads=2",
 )
 
 
@@ -194,6 +196,9 @@ def test_bad_options_are_clear_errors() -> None:
     for threads in (0, 65, "two"):
         with pytest.raises(bones.OptionError, match="threads"):
             bones.make_bot(f"pimc:threads={threads}")
+    for infer in (-0.1, 101, "sharp"):
+        with pytest.raises(bones.OptionError, match="infer"):
+            bones.make_bot(f"pimc:infer={infer}")
     rnd = positions("straight", 2, 1)[0]
     seat = rnd.to_move
     assert seat is not None
@@ -290,3 +295,50 @@ def test_pimc_threads_share_the_samples(threads: int) -> None:
         assert move in legal and bot.last_samples == (10 if len(legal) > 1 else 0)
         again = bones.make_bot(f"pimc:samples=10,time_ms=0,threads={threads}", seed=4)
         assert again.choose(obs, legal) == move
+
+
+def test_pimc_inference_weighs_the_deals() -> None:
+    """infer weights each deal by how likely the others' placements are in it: on the
+    same samples (same seed, no clock) some decisions change with it."""
+    rounds = positions("straight", 2, 30, seed=8) + positions("kozel", 4, 10, seed=8)
+    changed = 0
+    for rnd in rounds:
+        seat = rnd.to_move
+        assert seat is not None
+        obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+        plain = bones.make_bot("pimc:samples=60,time_ms=0,infer=0", seed=2).choose(obs, legal)
+        sharp = bones.make_bot("pimc:samples=60,time_ms=0,infer=1", seed=2).choose(obs, legal)
+        changed += sharp != plain
+    assert changed
+
+
+def test_pimc_inference_survives_unlikely_records() -> None:
+    """Under a very sharp model every deal's log weight is far below what a double can
+    hold (exp underflows to 0).  The weights are kept relative to the largest, so the
+    choice is still the weighted best, not the first move of all-zero totals."""
+    from bones.core.belief import round_log_likelihood
+    from bones.core.search import pimc
+    from bones.plugins.search_bots import expert_weights
+
+    weights, sharp = expert_weights("kozel", {}), 10_000.0
+    rng = random.Random(3)
+    firsts = decided = 0
+    for seed in range(40):
+        rnd = bones.Round.deal("kozel", players=4, seed=seed)
+        while not rnd.is_over and len(rnd.moves) < 14:
+            rnd.play(rng.choice(list(rnd.legal_moves)))
+        if rnd.is_over or len(rnd.legal_moves) < 2:
+            continue
+        seat = rnd.to_move
+        assert seat is not None
+        obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+        if max(round_log_likelihood(obs.sample(k), seat, sharp, weights) for k in range(9)) > -800:
+            continue
+        for threads in (1, 2):
+            move, _, used = pimc(obs, legal, 30, 0.0, "expert", 8, weights, seed, threads, sharp)
+            assert used == 30
+            firsts += move == legal[0]
+            decided += 1
+    # all-zero totals would pick legal[0] every time; the weighted best does so about
+    # as often as chance
+    assert decided >= 10 and firsts <= 0.75 * decided

@@ -22,8 +22,10 @@ def pimc(
     weights: Sequence[float],
     seed: int,
     threads: int = 1,
+    infer: float = 0.0,
 ) -> tuple[Move, int, int]:
     """pimc's move: every legal move played out on each of up to ``samples`` sampled deals
     under ``policy``, or solved by alpha-beta with at most ``exact`` tiles in the hands and
-    nothing to draw, the deals shared out between ``threads``; returns ``(move,
-    new_seed, samples_used)``."""
+    nothing to draw, the deals shared out between ``threads``, each deal weighted by the
+    belief model with sharpness ``infer`` (0: unweighted); returns ``(move, new_seed,
+    samples_used)``."""

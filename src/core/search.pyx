@@ -12,11 +12,13 @@ uses the core through ``cimport``.
 
 import threading
 
+from libc.math cimport exp
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
 from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from bones.core.moves cimport move_code
+from bones.core.belief cimport log_likelihood
 from bones.core.policy cimport Known, Weights, expert_pick, greedy_pick, known_of, load_weights
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.rules cimport FAMILY_KOZEL
@@ -200,18 +202,30 @@ cdef double alphabeta(State* s, int side, double alpha, double beta) noexcept no
 
 cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double time_ms,
                     double start, int pol, const Weights* w, int exact, int side,
-                    uint64_t* rng, double* totals) noexcept nogil:
+                    uint64_t* rng, double* totals, double infer, int seat,
+                    double* shift) noexcept nogil:
     """pimc's work on up to ``quota`` deals from ``d`` (and until ``time_ms`` of this
     thread's CPU time after ``start``): every move's value added into totals; the deals
-    used."""
+    used.  With ``infer`` > 0 a value counts times its deal's belief weight, held as
+    exp(log weight - shift): shift is the largest log weight so far (totals are rescaled
+    when it grows), so long records cannot underflow every weight to 0."""
     cdef State base
     cdef State work
     cdef double values[MAX_CHOICES]
+    cdef double weight = 1, ll, scale
     cdef int used = 0, i
     cdef bint over = False
     while used < quota and not over:
         if not sample_state(d, &base, rng):
             break  # the rejection limit: keep the samples drawn so far
+        if infer > 0:
+            ll = log_likelihood(&base, &work, seat, infer, w)
+            if ll > shift[0]:
+                scale = exp(shift[0] - ll)
+                for i in range(n):
+                    totals[i] *= scale
+                shift[0] = ll
+            weight = exp(ll - shift[0])
         for i in range(n):
             # the clock is read before every move's playout; a sample cut short is
             # dropped, so every move is scored on the same deals
@@ -228,7 +242,7 @@ cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double ti
         if not over:
             used += 1
             for i in range(n):
-                totals[i] += values[i]
+                totals[i] += weight * values[i]
     return used
 
 
@@ -248,6 +262,9 @@ cdef class _PimcThread:
     cdef int exact                    # tiles in the hands at which alpha-beta takes over
     cdef int side                     # the deciding seat's side
     cdef int used                     # deals used
+    cdef double infer                 # the belief model's sharpness (0: deals unweighted)
+    cdef int seat                     # the deciding seat (its own plays are not evidence)
+    cdef double shift                 # with infer: totals are in units of exp(shift)
 
     def run(self):
         if self.sampler is None:  # made without pimc(): nothing to search
@@ -256,28 +273,34 @@ cdef class _PimcThread:
             self.used = pimc_chunk(
                 self.sampler.d, self.codes, self.n, self.quota, self.time_ms, now_ms(),
                 self.pol, &self.w, self.exact, self.side, &self.rng, self.totals,
+                self.infer, self.seat, &self.shift,
             )
 
 
 def pimc(observation, legal_moves, int samples, double time_ms, str policy, int exact,
-         weights, uint64_t seed, int threads=1):
+         weights, uint64_t seed, int threads=1, double infer=0):
     """pimc's move: every legal move played out on each of up to ``samples`` deals under
     ``policy`` (``"greedy"``, ``"expert"`` with ``weights``, or ``"random"``), or solved
     exactly when at most ``exact`` tiles are left in the hands and nothing can be drawn;
     stops after ``time_ms`` milliseconds of CPU time (0: no clock; the result then depends
     only on the seed).  With ``threads`` > 1 the deals are shared out between that many
     threads, each on its own generator (derived from ``seed``) and its own clock of
-    ``time_ms``.  Returns ``(move, new_seed, samples_used)``."""
+    ``time_ms``.  With ``infer`` > 0 every deal counts in proportion to how likely the
+    other seats' placements are in it (``bones.core.belief``, sharpness ``infer``, the
+    expert ``weights``).  Returns ``(move, new_seed, samples_used)``."""
     cdef DealSampler sampler
     cdef Weights w
     cdef uint64_t rng = rng_seed(seed)
     cdef uint32_t codes[MAX_CHOICES]
     cdef double totals[MAX_CHOICES]
-    cdef int n, i, t, used = 0, side = observation.side, best, pol
+    cdef int n, i, t, used = 0, side = observation.side, best, pol, seat = observation.seat
     cdef double start = now_ms()
+    cdef double shift = -1e300 if infer > 0 else 0, top
     cdef _PimcThread task
     if threads < 1:
         raise ValueError(f"threads must be >= 1, not {threads}")
+    if not infer >= 0:
+        raise ValueError(f"infer must be >= 0, not {infer}")
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
@@ -286,7 +309,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
     if threads == 1:
         with nogil:
             used = pimc_chunk(sampler.d, codes, n, samples, time_ms, start, pol, &w, exact,
-                              side, &rng, totals)
+                              side, &rng, totals, infer, seat, &shift)
         sampler.check_scorer()
     else:
         tasks = []
@@ -298,6 +321,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
             task.w = w
             task.n, task.pol, task.exact, task.side = n, pol, exact, side
             task.time_ms = time_ms
+            task.infer, task.seat, task.shift = infer, seat, shift
             task.quota = samples // threads + (1 if t < samples % threads else 0)
             for i in range(n):
                 task.totals[i] = 0
@@ -308,11 +332,15 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
         tasks[0].run()
         for helper in helpers:
             helper.join()
+        top = shift
+        for task in tasks:
+            if task.shift > top:
+                top = task.shift
         for task in tasks:
             task.sampler.check_scorer()
             used += task.used
             for i in range(n):
-                totals[i] += task.totals[i]
+                totals[i] += task.totals[i] * exp(task.shift - top)
         rng_next(&rng)  # the next decision draws other threads' generators
     best = 0
     for i in range(1, n):

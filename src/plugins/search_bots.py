@@ -157,8 +157,10 @@ class PIMC(_CompiledBot):
     """Perfect-information Monte Carlo: on each of up to ``samples`` deals drawn by the
     exact sampler (and within ``time_ms``), every legal move is played out under a fast
     ``policy``, or solved by alpha-beta once at most ``exact`` tiles are left in the hands
-    and nothing can be drawn; the best mean for its side wins.  ``threads`` share the
-    deals out, each with its own clock of ``time_ms``."""
+    and nothing can be drawn; the best mean for its side wins, each deal weighted by how
+    likely it makes the other seats' placements (``infer``: the belief model's sharpness,
+    ``bones.core.belief``; 0 weighs every deal alike).  ``threads`` share the deals out,
+    each with its own clock of ``time_ms``."""
 
     name = "pimc"
 
@@ -170,6 +172,7 @@ class PIMC(_CompiledBot):
         policy: str = "expert",
         exact: int = 8,
         threads: int = 1,
+        infer: float = 0.3,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -179,10 +182,11 @@ class PIMC(_CompiledBot):
             policy=policy,
             exact=exact,
             threads=threads,
+            infer=infer,
             **options,
         )
         self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
-        self.threads = threads
+        self.threads, self.infer = threads, infer
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
@@ -199,6 +203,7 @@ class PIMC(_CompiledBot):
             weights,
             self._state,
             self.threads,
+            float(self.infer),
         )
         return move
 
@@ -257,6 +262,10 @@ def _threads(value: object) -> bool:
 
 def _number(value: object) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _beta(value: object) -> bool:
+    return _number(value) and value is not None and 0 <= value <= 100  # type: ignore[operator]
 
 
 def _time(value: object) -> bool:
@@ -335,6 +344,14 @@ SPECS = (
                 doc="threads sharing the samples, each with its own time_ms of CPU time",
                 check=_threads,
                 expects="an int from 1 to 64",
+            ),
+            "infer": Option(
+                "infer",
+                0.3,
+                doc="belief sharpness: each deal weighted by how likely the others' "
+                "placements are in it (bones.core.belief; 0: unweighted)",
+                check=_beta,
+                expects="a number from 0 to 100",
             ),
             **_WEIGHT_OPTIONS,
         },
