@@ -150,8 +150,9 @@ def test_bad_arguments_are_refused():
         round_log_likelihood(rnd, 2, 0.3, weights)
     with pytest.raises(ValueError, match="beta"):
         round_log_likelihood(rnd, 0, -0.1, weights)
-    with pytest.raises(ValueError, match="beta"):
-        round_log_likelihood(rnd, 0, float("nan"), weights)
+    for beta in (float("nan"), float("inf"), 1e7):
+        with pytest.raises(ValueError, match="beta"):
+            round_log_likelihood(rnd, 0, beta, weights)
     with pytest.raises(ValueError, match="weights"):
         round_log_likelihood(rnd, 0, 0.3, weights[:-1])
     with pytest.raises(TypeError):

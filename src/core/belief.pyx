@@ -26,6 +26,9 @@ from bones.core.round cimport Round
 from bones.core.scorer cimport PythonScorer
 from bones.core.state cimport KIND_DOUBLE_DOUBLE, MAX_MOVES, kind_of, undo
 
+#: The sharpest model: beta times a move's value (at most about 1e4 pips) stays finite.
+MAX_BETA = 1e6
+
 
 cdef double log_likelihood(const State* s, State* scratch, int seat, double beta,
                            const Weights* w) noexcept nogil:
@@ -79,8 +82,8 @@ def round_log_likelihood(Round rnd not None, int seat, double beta, weights):
     cdef double ll
     if not 0 <= seat < rnd.rules.c.players:
         raise ValueError(f"seat must be from 0 to {rnd.rules.c.players - 1}, not {seat}")
-    if not beta >= 0:
-        raise ValueError(f"beta must be >= 0, not {beta}")
+    if not 0 <= beta <= MAX_BETA:
+        raise ValueError(f"beta must be from 0 to {MAX_BETA:g}, not {beta}")
     load_weights(weights, &w)
     if rnd.rules.c.python_scorer:
         scorer = PythonScorer(rnd.rules)

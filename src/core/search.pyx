@@ -12,13 +12,15 @@ uses the core through ``cimport``.
 
 import threading
 
+from bones.core.belief import MAX_BETA
+
 from libc.math cimport exp
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
 from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
-from bones.core.moves cimport move_code
 from bones.core.belief cimport log_likelihood
+from bones.core.moves cimport move_code
 from bones.core.policy cimport Known, Weights, expert_pick, greedy_pick, known_of, load_weights
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.rules cimport FAMILY_KOZEL
@@ -299,8 +301,8 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
     cdef _PimcThread task
     if threads < 1:
         raise ValueError(f"threads must be >= 1, not {threads}")
-    if not infer >= 0:
-        raise ValueError(f"infer must be >= 0, not {infer}")
+    if not 0 <= infer <= MAX_BETA:
+        raise ValueError(f"infer must be from 0 to {MAX_BETA:g}, not {infer}")
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
