@@ -7,8 +7,9 @@ list is ``"6-4 4-1@E draw ..."``.  Everything here talks to the public API only
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import bones
 
@@ -229,3 +230,14 @@ CASES = [
     for name in ("straight", "multiplayer", "kozel", "block", "draw")
     for players in bones.variant(name).players
 ]
+
+
+def random_round(variant: str, players: int, seed: int, steps: int, **opts: Any) -> bones.Round:
+    """A round dealt from seed and played ``steps`` random moves (fewer if it ends)."""
+    r = bones.Round.deal(variant, players=players, seed=seed, **opts)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if r.is_over:
+            break
+        r.play(rng.choice(list(r.legal_moves)))
+    return r

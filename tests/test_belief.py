@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+from helpers import random_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,16 +36,6 @@ def _placements(rnd: bones.Round) -> list[bones.Move]:
     return [m for m in rnd.legal_moves if not (m.is_draw or m.is_pass or m.is_muggins)]
 
 
-def _random_round(variant: str, players: int, options: dict, seed: int, plies: int):
-    rnd = bones.Round.deal(variant, players=players, seed=seed, **options)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        if rnd.is_over:
-            break
-        rnd.play(rng.choice(list(rnd.legal_moves)))
-    return rnd
-
-
 def _after(rnd: bones.Round, move: bones.Move) -> bones.Round:
     nxt = rnd.copy()
     nxt.play(move)
@@ -62,7 +53,7 @@ def test_each_choice_is_a_distribution(config, seed, plies, beta):
     """The model gives the placements open to another seat probabilities that sum to 1,
     and the observer's own moves (and forced ones) leave the likelihood unchanged."""
     variant, players, options = config
-    rnd = _random_round(variant, players, options, seed, plies)
+    rnd = random_round(variant, players, seed, plies, **options)
     if rnd.is_over:
         return
     weights = expert_weights(variant, {})
@@ -86,7 +77,7 @@ def test_points_model_is_a_softmax_of_points():
     exp(beta * (points_1 - points_2)), the points as Round scores them."""
     beta, checked = 0.2, 0
     for seed in range(200):
-        rnd = _random_round("straight", 2, {}, seed, 1 + seed % 12)
+        rnd = random_round("straight", 2, seed, 1 + seed % 12)
         if rnd.is_over:
             continue
         mover, seat = rnd.to_move, 1 - rnd.to_move

@@ -4,26 +4,14 @@ or version, an impossible deal, an illegal move — raise ValueError, never anyt
 
 from __future__ import annotations
 
-import random
-
 import msgpack
 import pytest
-from helpers import CASES, snapshot
+from helpers import CASES, random_round, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bones
 from bones import Observation, Round
-
-
-def random_round(variant: str, players: int, seed: int, steps: int, **opts) -> Round:
-    r = Round.deal(variant, players=players, seed=seed, **opts)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if r.is_over:
-            break
-        r.play(rng.choice(list(r.legal_moves)))
-    return r
 
 
 def unpack(data: bytes) -> list:

@@ -24,7 +24,7 @@ from libc.string cimport memcpy
 from bones.core.policy cimport Known, known_of, load_weights, move_value
 from bones.core.round cimport Round
 from bones.core.scorer cimport PythonScorer
-from bones.core.state cimport KIND_DOUBLE_DOUBLE, MAX_MOVES, kind_of, undo
+from bones.core.state cimport KIND_DOUBLE_DOUBLE, MAX_MOVES, kind_of, played_size, undo
 
 #: The sharpest model: beta times a move's value (at most about 1e4 pips) stays finite.
 MAX_BETA = 1e6
@@ -41,7 +41,7 @@ cdef double log_likelihood(const State* s, State* scratch, int seat, double beta
     cdef int k, i, n, chosen
     cdef uint32_t move
     cdef Known known
-    memcpy(scratch, s, <size_t>(<const char*>&s.plies[s.n_plies] - <const char*>s))
+    memcpy(scratch, s, played_size(s))
     for k in range(s.n_plies - 1, -1, -1):
         undo(scratch)
         move = s.plies[k].move

@@ -41,8 +41,8 @@ from bones.core.tensor cimport returns_of, spec_of
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
     Ply, State, kind_of,
-    add_points, apply_move, deal_random, find_move, finish_move, lay, layout_count, opening,
-    outcome, play, state_init, undo,
+    add_points, apply_move, deal_random, find_move, finish_move, header_size, lay, layout_count,
+    opening, outcome, play, played_size, state_init, undo,
 )
 from bones.core.tiles cimport (
     ALL_TILES, mask_pips, popcount, tile_at, tiles_of_mask, to_mask, to_tile_index,
@@ -527,9 +527,7 @@ cdef class Round:
         cdef Round other = Round.__new__(Round, _NEW)
         other.rules = self.rules
         other.partial = self.partial
-        # the position, then the part of the undo stack in use
-        memcpy(other.st, self.st, <size_t>(<char*>&self.st.plies[0] - <char*>self.st))
-        memcpy(&other.st.plies[0], &self.st.plies[0], self.st.n_plies * sizeof(Ply))
+        memcpy(other.st, self.st, played_size(self.st))  # the position and the plies made
         return other
 
     # --- what the engine knows ------------------------------------------------------
@@ -1067,7 +1065,7 @@ def points_after(str variant not None, int players, dict options not None, layou
     cdef uint32_t hands[4]
     cdef int32_t sc[4]
     cdef int i, score
-    cdef size_t header = <size_t>(<char*>&pub.plies[0] - <char*>&pub)
+    cdef size_t header = header_size(&pub)
     side_score = _as_int(side_score, "side_score")
     if not -MAX_SCORE <= side_score <= MAX_SCORE:
         raise ValueError(f"side_score {side_score} is out of range (at most {MAX_SCORE:_})")

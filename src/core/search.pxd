@@ -3,7 +3,7 @@ from libc.stdint cimport uint32_t, uint64_t
 
 from bones.core.policy cimport Weights
 from bones.core.sampler cimport DealSampler
-from bones.core.state cimport Ply, State
+from bones.core.state cimport State, header_size, played_size
 
 cdef enum:
     MAX_CHOICES = 256            # legal moves of one decision, bounded (as MAX_MOVES)
@@ -13,16 +13,11 @@ cdef enum Policy:
     POLICY_GREEDY = 1            # policy.greedy_pick
     POLICY_EXPERT = 2            # policy.expert_pick, the others' hands unknown to it
 
-cdef inline size_t header_size(const State* s) noexcept nogil:
-    """Bytes of a State before its undo stack: a position copies without it."""
-    return <size_t>(<const char*>&s.plies[0] - <const char*>s)
-
-
 cdef inline size_t position_size(const State* s) noexcept nogil:
     """Bytes a copy of s needs to be played on: the header, and the plies made so far when
     a Python move_scorer scores it (the scorer is given the layout, read from the plies)."""
     if s.r.scorer != NULL:
-        return header_size(s) + <size_t>s.n_plies * sizeof(Ply)
+        return played_size(s)
     return header_size(s)
 
 

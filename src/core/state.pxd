@@ -96,6 +96,16 @@ ctypedef struct Outcome:
     int32_t points[4]            # per side, the round-end award (scaled)
     int32_t values[4]            # per side, the value of the hands left
 
+cdef inline size_t header_size(const State* s) noexcept nogil:
+    """Bytes of a State before its undo stack: a position copies without it."""
+    return <size_t>(<const char*>&s.plies[0] - <const char*>s)
+
+
+cdef inline size_t played_size(const State* s) noexcept nogil:
+    """Bytes of a State up to its last ply made: a copy that can be taken back (undo)."""
+    return header_size(s) + <size_t>s.n_plies * sizeof(Ply)
+
+
 cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint8_t* stock,
                      int stock_len, int leader, int lead_tile,
                      const int32_t* scores) noexcept nogil
