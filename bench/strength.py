@@ -9,7 +9,8 @@ two pairings the acceptance goals name (expert against greedy, pimc against mont
 6,400 samples, both in 2-player straight); ``--configs``: variants and player counts;
 ``--bots`` and ``--opponents``: the bot specs.  Each pairing is one ``bones.match`` run
 (``run_match``: head-to-head, duplicate deals, match seed ``--seed``); its journal goes to
-``--journals`` so a killed run resumes where it stopped.  The time per move is measured
+``--journals`` so a killed run resumes where it stopped, and ``--report`` writes the page
+from the journals without playing (a long run done in parts).  The time per move is measured
 apart: each bot chooses in the same ``--positions`` mid-round positions per configuration
 (random moves from seeded deals), one after the other in one process.
 """
@@ -28,6 +29,7 @@ from typing import Any
 
 import bones
 from bones.match import MatchConfig, run_match
+from bones.match.report import summarize_journal
 from bones.match.stats import SPRT
 
 CONFIGS = (
@@ -110,12 +112,17 @@ def play(
     )
     name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
     journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
-    summary = run_match(match, journal, jobs=args.jobs, progress=False)
+    if args.report:
+        if not journal.exists():
+            return None
+        summary = summarize_journal(journal, total=match.games)
+    else:
+        summary = run_match(match, journal, jobs=args.jobs, progress=False)
     first = summary["bots"][0]
     est = first["estimate"]
     return {
         "games": first["games"],
-        "pairs": first["games"] // 2,
+        "pairs": est["n"],  # complete deal pairs: a pair cut short by a kill is left out
         "score": 100 * est["score"],
         "lo": 100 * est["score_lo"],
         "hi": 100 * est["score_hi"],
@@ -142,16 +149,24 @@ def dominoes_section(args: argparse.Namespace) -> list[str]:
         "`probabilistic_alphabeta` player (defaults: 4 sampled hands per decision, search "
         "from move 14 on) as the bot `dominoes-pab`; it builds the package's `Game` from "
         "the observation on a deal from the exact sampler. 4-player partnership block, "
-        f"`pimc` (default budget) against it: {cell(result)} over {result['pairs']} deal "
-        "pairs. CPU ms per move, mean and max (wall mean): "
+        f"`pimc` (default budget) against it: {cell(result)} over "
+        f"{result['pairs'] if result else 0} deal pairs. CPU ms per move, mean and max "
+        "(wall mean): "
         + "; ".join(f"`{k}` {m:.3f}, {w:.2f} ({wall:.2f})" for k, (m, w, wall) in times.items())
         + ".",
     ]
 
 
-def cell(result: dict[str, Any]) -> str:
+def cell(result: dict[str, Any] | None, pairs: int | None = None) -> str:
+    """The score with its interval; with ``pairs``, the deal pairs when fewer (a
+    ``--report`` of an unfinished run)."""
+    if result is None or not result["pairs"]:
+        return "not played yet"
     lo, hi = max(0.0, result["lo"]), min(100.0, result["hi"])  # the normal interval, clipped
-    return f"{result['score']:.1f}% [{lo:.1f}, {hi:.1f}]"
+    text = f"{result['score']:.1f}% [{lo:.1f}, {hi:.1f}]"
+    if pairs is not None and result["pairs"] < pairs:
+        text += f" ({result['pairs']} pair{'s' if result['pairs'] > 1 else ''})"
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--goal-pairs",
         default="2000,2000",
-        help="deal pairs of the two goal pairings (expert-greedy, pimc-montecarlo)",
+        help="deal pairs of the two goal pairings (expert-greedy, pimc-montecarlo; 0: skip)",
     )
     parser.add_argument(
         "--sprt-pairs",
@@ -190,12 +205,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--journals", default="strength-journals")
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="play nothing: write the page from what the journals hold (a run in parts)",
+    )
     args = parser.parse_args(argv)
     os.makedirs(args.journals, exist_ok=True)
     configs = args.configs.split(",")
     bots = args.bots.split(",")
     opponents = args.opponents.split(",")
-    command = "python bench/strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    given = sys.argv[1:] if argv is None else argv
+    command = "python bench/strength.py " + " ".join(a for a in given if a != "--report")
     started = time.perf_counter()
     lines = [
         "# Strength of the bots",
@@ -206,10 +227,21 @@ def main(argv: list[str] | None = None) -> int:
         f"$ {command}",
         "```",
         "",
-        f"Run on {datetime.date.today().isoformat()} with bones {bones.__version__}: "
-        f"{args.pairs} deal pairs per pairing ({args.goal_pairs} for the two goals), "
-        f"`--jobs {args.jobs}`, match seed {args.seed}.",
+        f"{'Reported' if args.report else 'Run'} on {datetime.date.today().isoformat()} "
+        f"with bones {bones.__version__}: {args.pairs} deal pairs per pairing "
+        f"({args.goal_pairs} for the two goals), `--jobs {args.jobs}`, match seed "
+        f"{args.seed}.",
         "",
+        *(
+            [
+                "The run is not finished: this page is `--report` of its journals (written "
+                "without playing; the command above resumes the run). A cell with fewer "
+                "deal pairs than asked shows its count.",
+                "",
+            ]
+            if args.report
+            else []
+        ),
         "Each cell is the row bot's game score against the column bot (`bones match`: "
         "head-to-head, duplicate deals, every deal played twice with the sides swapped; "
         "a game is played to the variant's target), with its 95% interval over the deal "
@@ -227,10 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     ]
     goal_pairs = [int(n) for n in args.goal_pairs.split(",")]
     for (bot, opponent, config, goal), pairs in zip(GOALS, goal_pairs, strict=True):
+        if not pairs:
+            continue
         result = play(bot, opponent, config, pairs, args)
         threshold = 65.0 if bot == "expert" else 60.0
         met = (
-            "yes"
+            "not played yet"
+            if result is None
+            else "yes"
             if result["lo"] >= threshold
             else "no"
             if result["hi"] < threshold
@@ -238,25 +274,31 @@ def main(argv: list[str] | None = None) -> int:
         )
         lines.append(
             f"| {goal} | `{bot}` vs `{opponent}`, {config.replace(':', ', ')} players "
-            f"| {result['pairs']} | {cell(result)} | {met} |"
+            f"| {result['pairs'] if result else 0} | {cell(result)} | {met} |"
         )
         print(lines[-1], flush=True)
     if args.sprt_pairs:
         test = SPRT(elo0=0.0, elo1=30.0, alpha=0.05, beta=0.05)
         result = play("ismcts", "pimc", "straight:2", args.sprt_pairs, args, test)
-        sprt = result["sprt"]
+        sprt = result["sprt"] if result else None
         decision = {
             "H1": "ismcts is stronger (H1: at least +30 Elo)",
             "H0": "ismcts is not stronger (H0: at most +0 Elo)",
-        }.get(sprt["decision"], f"not decided within {args.sprt_pairs} deal pairs")
+        }.get(
+            sprt["decision"] if sprt else None, f"not decided within {args.sprt_pairs} deal pairs"
+        )
         lines += [
             "",
             "## `ismcts` against `pimc` (SPRT)",
             "",
             "GSPRT of H0 `elo <= 0` against H1 `elo >= 30`, alpha = beta = 0.05, 2-player "
-            f"straight: {decision}; LLR {sprt['llr']:.2f} (bounds {sprt['lower']:.2f}, "
-            f"{sprt['upper']:.2f}) after {sprt['units']} deal pairs; `ismcts` scored "
-            f"{cell(result)}.",
+            + (
+                f"straight: {decision}; LLR {sprt['llr']:.2f} (bounds {sprt['lower']:.2f}, "
+                f"{sprt['upper']:.2f}) after {sprt['units']} deal pairs; `ismcts` scored "
+                f"{cell(result)}."
+                if sprt
+                else "straight: not played yet."
+            ),
         ]
         print(lines[-1], flush=True)
     if args.pimc_pairs:
@@ -273,9 +315,18 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for config in configs:
             result = play("pimc", "montecarlo", config, args.pimc_pairs, args)
-            clear = "yes" if result["lo"] > 50 else "no" if result["hi"] < 50 else "not clear"
+            clear = (
+                "not played yet"
+                if result is None
+                else "yes"
+                if result["lo"] > 50
+                else "no"
+                if result["hi"] < 50
+                else "not clear"
+            )
             lines.append(
-                f"| {config.replace(':', ', ')} | {result['pairs']} | {cell(result)} | {clear} |"
+                f"| {config.replace(':', ', ')} | {result['pairs'] if result else 0} "
+                f"| {cell(result)} | {clear} |"
             )
             print(lines[-1], flush=True)
     for config in configs:
@@ -297,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                 if opponent == bot:
                     row.append("—")
                     continue
-                row.append(cell(play(bot, opponent, config, args.pairs, args)))
+                row.append(cell(play(bot, opponent, config, args.pairs, args), args.pairs))
             lines.append("| " + " | ".join(row) + " |")
             print(lines[-1], flush=True)
     if args.dominoes_pairs:
@@ -310,13 +361,14 @@ def main(argv: list[str] | None = None) -> int:
             lines += dominoes_section(args)
         print(lines[-1], flush=True)
     minutes = (time.perf_counter() - started) / 60
-    lines += [
-        "",
-        f"Wall time of this invocation: {minutes:.0f} minutes (games already in the "
-        "journals are kept, not replayed: the same command resumes a run, and a larger "
-        "`--pairs` extends it).",
-        "",
-    ]
+    if not args.report:
+        lines += [
+            "",
+            f"Wall time of this invocation: {minutes:.0f} minutes (games already in the "
+            "journals are kept, not replayed: the same command resumes a run, and a larger "
+            "`--pairs` extends it).",
+        ]
+    lines.append("")
     Path(args.out).write_text("\n".join(lines))
     return 0
 
