@@ -312,6 +312,28 @@ def test_pimc_inference_weighs_the_deals() -> None:
     assert changed
 
 
+def test_pimc_default_inference_by_player_count() -> None:
+    """Without ``infer`` the sharpness is INFER shared among the other seats: the default
+    bot decides as the one given that value, on the same samples."""
+    from bones.plugins.search_bots import INFER, default_infer
+
+    assert default_infer(2) == INFER and default_infer(4) == pytest.approx(INFER / 3)
+    assert bones.make_bot("pimc").infer is None
+    unlike_two = 0  # 4-player decisions the 2-player sharpness would change
+    for variant, players in (("straight", 2), ("straight", 4), ("kozel", 4)):
+        for rnd in positions(variant, players, 12, seed=5):
+            seat = rnd.to_move
+            assert seat is not None
+            obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+            default = bones.make_bot("pimc:samples=40,time_ms=0", seed=6).choose(obs, legal)
+            given = f"pimc:samples=40,time_ms=0,infer={default_infer(players)!r}"
+            assert default == bones.make_bot(given, seed=6).choose(obs, legal)
+            if players == 4:
+                two = bones.make_bot(f"pimc:samples=40,time_ms=0,infer={INFER}", seed=6)
+                unlike_two += two.choose(obs, legal) != default
+    assert unlike_two
+
+
 def test_pimc_inference_survives_unlikely_records() -> None:
     """Under a very sharp model every deal's log weight is far below what a double can
     hold (exp underflows to 0).  The weights are kept relative to the largest, so the

@@ -153,14 +153,26 @@ class MonteCarlo(Bot):
         return move
 
 
+INFER = 0.3  # pimc's belief sharpness with one other seat; measured in docs/bots.md
+
+
+def default_infer(players: int) -> float:
+    """``pimc``'s default ``infer`` for a round of ``players``: :data:`INFER` shared among
+    the other seats.  The log-likelihood of a deal sums the choices of every other seat,
+    so with three of them the same sharpness leaves far fewer deals with weight
+    (docs/sampler.md); divided among them, the spread stays about that of two players."""
+    return INFER / (players - 1)
+
+
 class PIMC(_CompiledBot):
     """Perfect-information Monte Carlo: on each of up to ``samples`` deals drawn by the
     exact sampler (and within ``time_ms``), every legal move is played out under a fast
     ``policy``, or solved by alpha-beta once at most ``exact`` tiles are left in the hands
     and nothing can be drawn; the best mean for its side wins, each deal weighted by how
     likely it makes the other seats' placements (``infer``: the belief model's sharpness,
-    ``bones.core.belief``; 0 weighs every deal alike).  ``threads`` share the deals out,
-    each with its own clock of ``time_ms``."""
+    ``bones.core.belief``; 0 weighs every deal alike; ``None``: :func:`default_infer` of
+    the player count).  ``threads`` share the deals out, each with its own clock of
+    ``time_ms``."""
 
     name = "pimc"
 
@@ -172,7 +184,7 @@ class PIMC(_CompiledBot):
         policy: str = "expert",
         exact: int = 8,
         threads: int = 1,
-        infer: float = 0.3,
+        infer: float | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -193,6 +205,7 @@ class PIMC(_CompiledBot):
         from ..core.search import pimc
 
         weights = self.weights(observation.variant)
+        infer = default_infer(observation.players) if self.infer is None else self.infer
         move, self._state, self.last_samples = pimc(
             observation,
             legal_moves,
@@ -203,7 +216,7 @@ class PIMC(_CompiledBot):
             weights,
             self._state,
             self.threads,
-            float(self.infer),
+            float(infer),
         )
         return move
 
@@ -265,7 +278,7 @@ def _number(value: object) -> bool:
 
 
 def _beta(value: object) -> bool:
-    return _number(value) and value is not None and 0 <= value <= 100  # type: ignore[operator]
+    return value is None or (_number(value) and 0 <= value <= 100)  # type: ignore[operator]
 
 
 def _time(value: object) -> bool:
@@ -347,9 +360,10 @@ SPECS = (
             ),
             "infer": Option(
                 "infer",
-                0.3,
+                None,
                 doc="belief sharpness: each deal weighted by how likely the others' "
-                "placements are in it (bones.core.belief; 0: unweighted)",
+                "placements are in it (bones.core.belief; 0: unweighted; default: "
+                f"{INFER} / (players - 1))",
                 check=_beta,
                 expects="a number from 0 to 100",
             ),
