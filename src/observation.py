@@ -15,7 +15,7 @@ from .core.tiles import Tile
 from .records import Event, Placement, unpack_message
 from .registry import variant as lookup_variant
 
-SCHEMA_VERSION = 2  # 1: without closed_ends (still read)
+SCHEMA_VERSION = 3  # 2: without opening, 1: without closed_ends either (both still read)
 
 
 class Observation(SeatView):
@@ -23,6 +23,9 @@ class Observation(SeatView):
     public events, hand sizes, the boneyard's size and the scores.  Other hands and the
     boneyard's order are never in it.  ``closed_ends`` names the ends the bounded table
     has closed; ``placements`` and ``table`` (docs/geometry.md) follow from the layout.
+    ``opening`` says whether the variant's first-round opening rule chose the round's
+    leader and lead, as everyone at the table knows (None: not known, in a message of an
+    older schema).
     (The fields live in the compiled base class, so that ``Round.observation`` builds one
     without calling Python code.)"""
 
@@ -42,6 +45,7 @@ class Observation(SeatView):
     to_move: int | None
     legal_moves: tuple[Move, ...]
     closed_ends: tuple[str, ...]
+    opening: bool | None
 
     #: The public fields, in msgpack order.
     FIELDS = (
@@ -61,6 +65,7 @@ class Observation(SeatView):
         "to_move",
         "legal_moves",
         "closed_ends",
+        "opening",
     )
     #: Computed on first use, and unset until then (``Round.observation`` does not call
     #: ``__init__``): ``_points``, points_after of each legal move; ``_geometry``,
@@ -88,6 +93,7 @@ class Observation(SeatView):
         to_move: int | None,
         legal_moves: tuple[Move, ...],
         closed_ends: tuple[str, ...] = (),
+        opening: bool | None = None,
     ) -> None:
         self.seat = seat
         self.side = side
@@ -105,6 +111,7 @@ class Observation(SeatView):
         self.to_move = to_move
         self.legal_moves = legal_moves
         self.closed_ends = closed_ends
+        self.opening = opening
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Observation):
@@ -182,8 +189,9 @@ class Observation(SeatView):
         """A full round drawn uniformly among the deals consistent with this observation,
         with the same moves played: ``obs.sample(seed).observation(obs.seat) == obs``.
         ``opening``: whether the round's leader came from the variant's first-round
-        opening rule (None: guessed, see docs/sampler.md).  ``ValueError`` if no full deal
-        explains the observation."""
+        opening rule (None: the observation's own ``opening``, guessed only when that is
+        not known; docs/sampler.md).  ``ValueError`` if no full deal explains the
+        observation."""
         from .core.sampler import sample_round
 
         return sample_round(self, rng, opening=opening)
@@ -214,6 +222,7 @@ class Observation(SeatView):
                 self.to_move,
                 [str(m) for m in self.legal_moves],
                 list(self.closed_ends),
+                None if self.opening is None else bool(self.opening),
             ],
             use_bin_type=True,
         )
@@ -239,11 +248,12 @@ class Observation(SeatView):
         if (
             not isinstance(obj, list)
             or type(obj[0] if obj else None) is not int
-            or obj[:2] not in ([1, "observation"], [SCHEMA_VERSION, "observation"])
+            or obj[1:2] != ["observation"]
+            or obj[0] not in (1, 2, SCHEMA_VERSION)
             or len(obj) != 16 + obj[0]
         ):
             raise ValueError(
-                f"not a bones observation (schema 1 or {SCHEMA_VERSION}): wrong header or length"
+                f"not a bones observation (schema 1 to {SCHEMA_VERSION}): wrong header or length"
             )
         try:
             return _decode(cls, obj)
@@ -306,6 +316,9 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
     (_, _, seat, side, variant, options, players, hand, sizes, stock, ends, layout,
      count, events, scores, to_move, legal) = obj[:17]  # fmt: skip
     closed = _list(obj[17], "closed_ends") if len(obj) > 17 else []
+    opening = obj[18] if len(obj) > 18 else None
+    if opening is not None and not isinstance(opening, bool):
+        raise _Corrupt("opening must be true, false or nil")
     if any(not isinstance(name, str) or name not in END_NAMES for name in closed) or len(
         set(closed)
     ) != len(closed):
@@ -397,7 +410,10 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
         to_move=mover,
         legal_moves=legal_moves,
         closed_ends=tuple(closed),
+        opening=opening,
     )
+    if opening and not compile_rules(variant, players, options).opening_rule:
+        raise _Corrupt(f"opening is true, but {variant} has no opening rule here")
     try:  # the closed ends are those the layout closes
         if layout_geometry(variant, players, options, layout_moves)[2] != obs.closed_ends:
             raise _Corrupt("closed_ends disagree with the ends the layout closes")

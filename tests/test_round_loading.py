@@ -2,11 +2,12 @@
 
 * ``Round.from_deal`` takes a full deal of the variant (each hand of its hand size and,
   where it draws, every other tile in the stock; Block: the rest out of play) unless
-  ``partial=True``; a partial round says so (``is_partial``, ``repr``, msgpack version 4).
+  ``partial=True``; a partial round says so (``is_partial``, ``repr``, msgpack version 6).
   Arguments of the wrong type are a TypeError, impossible values a ValueError.
 * ``Round.from_msgpack`` checks as strictly: anything else than the bytes of a round that
   can exist is a ValueError, whatever the bytes are; bytes of versions 1 and 2 (written
-  before the bounded table) still load, with the geometry they were played with.
+  before the bounded table) still load, with the geometry they were played with, and those
+  of versions 3 and 4 (before field 11, the opening) with the opening their deal shows.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ def fields(r: Round) -> list:
     return msgpack.unpackb(r.to_msgpack(), raw=False, strict_map_key=False)
 
 
+def old_fields(r: Round, version: int) -> list:
+    """The round's fields as an older version wrote them: without field 11 (opening)."""
+    new = fields(r)
+    return [version, *new[1:11], *new[12:]]
+
+
 def full_hands(variant: str, players: int, seed: int = 0) -> tuple[list, list, Round]:
     r = Round.deal(variant, players=players, seed=seed)
     return [list(r.hand(s)) for s in range(players)], list(r.stock), r
@@ -49,12 +56,16 @@ def test_a_dealt_round_is_a_full_deal(variant, players):
     hands, stock, dealt = full_hands(variant, players, seed=5)
     r = Round.from_deal(variant, hands=hands, stock=stock, leader=dealt.leader)
     assert not r.is_partial and "partial" not in repr(r)
-    assert fields(r)[0] == 3 and len(fields(r)) == 11
+    assert fields(r)[0] == 5 and len(fields(r)) == 12 and fields(r)[11] is False
     if dealt.lead_tile is not None:
         r = Round.from_deal(
             variant, hands=hands, stock=stock, leader=dealt.leader, lead_tile=dealt.lead_tile
         )
-        assert r == dealt
+        # the same leader and lead, but given, not chosen by the opening rule: another
+        # round for the sampler (Round.opening); leader=None makes the dealt one again
+        assert (r.leader, r.lead_tile) == (dealt.leader, dealt.lead_tile)
+        assert dealt.opening and not r.opening and r != dealt
+        assert Round.from_deal(variant, hands=hands, stock=stock) == dealt
     # partial=True on a full deal changes nothing: the round is a full one
     assert Round.from_deal(
         variant, hands=hands, stock=stock, leader=dealt.leader, partial=True
@@ -74,7 +85,7 @@ def test_a_deal_missing_a_tile_needs_partial(variant, players):
     assert r.is_partial and "partial=True" in repr(r)
     assert eval(repr(r), {"Round": Round}) == r
     data = r.to_msgpack()
-    assert fields(r)[0] == 4 and fields(r)[11] is True
+    assert fields(r)[0] == 6 and fields(r)[11] is False and fields(r)[12] is True
     loaded = Round.from_msgpack(data)
     assert loaded == r and loaded.is_partial and loaded.to_msgpack() == data
     assert r.copy().is_partial
@@ -220,7 +231,7 @@ def test_the_example_of_a_round_that_cannot_exist_is_refused():
 def _good() -> list:
     r = Round.deal("straight", seed=3)
     r.play(r.legal_moves[0])
-    return fields(r)
+    return old_fields(r, 3)  # the 11 fields every version has
 
 
 def _with(index: int, value: object, base: list | None = None) -> bytes:
@@ -278,7 +289,12 @@ def _bad_messages() -> list[tuple[str, bytes]]:
         ("version 1 with 12 fields", pack([*good, True])),
         ("version 4 of a full deal", pack([4, *good[1:], True])),
         ("version 3 with 12 fields", pack([3, *good[1:], True])),
-        ("version 5", pack([5, *good[1:]])),
+        ("version 5 without opening", pack([5, *good[1:]])),
+        ("version 5 opening 1", pack([5, *good[1:], 1])),
+        ("version 5 opening nil", pack([5, *good[1:], None])),
+        ("version 6 of a full deal", pack([6, *good[1:], False, True])),
+        ("version 6 flag false", pack([6, *good[1:], False, False])),
+        ("version 7", pack([7, *good[1:], False])),
         ("version bool", pack([True, *good[1:]])),
         ("version 1.0", pack([1.0, *good[1:]])),
         ("kind", pack([1, "game", *good[2:]])),
@@ -323,9 +339,7 @@ def test_version_1_bytes_of_full_deals_still_load(variant, players):
         if r.is_over:
             break
         r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
-    old = fields(r)
-    assert old[0] == 3
-    old[0] = 1
+    old = old_fields(r, 1)
     old[4] = {}
     loaded = Round.from_msgpack(pack(old))
     assert loaded == r and not loaded.is_partial and loaded.to_msgpack() == r.to_msgpack()
@@ -349,8 +363,7 @@ def test_version_2_bytes_of_a_multiplayer_round_load_unbounded():
         geometry="unbounded",
         **small,
     )
-    old = fields(r)
-    old[0] = 2
+    old = old_fields(r, 2)
     old[4] = small
     loaded = Round.from_msgpack(pack(old))
     assert loaded == r and loaded.options["geometry"] == "unbounded"
@@ -385,7 +398,8 @@ def test_any_msgpack_value_is_a_round_or_a_value_error(obj):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    version=st.sampled_from([1, 2, 3, 4]),
+    version=st.sampled_from([1, 2, 3, 4, 5, 6]),
+    opening=st.booleans(),
     variant=st.sampled_from(["straight", "block", "kozel", "draw", "multiplayer"]),
     players=st.integers(1, 5),
     hands=st.lists(st.integers(-1, 2**28), max_size=5),
@@ -396,10 +410,12 @@ def test_any_msgpack_value_is_a_round_or_a_value_error(obj):
     moves=st.binary(max_size=40),
 )
 def test_structured_garbage_is_a_round_that_can_exist_or_a_value_error(
-    version, variant, players, hands, stock, leader, lead_tile, scores, moves
+    version, opening, variant, players, hands, stock, leader, lead_tile, scores, moves
 ):
     obj = [version, "round", variant, players, {}, hands, stock, leader, lead_tile, scores, moves]
-    if version in (2, 4):
+    if version >= 5:
+        obj.append(opening)
+    if version % 2 == 0:
         obj.append(True)
     try:
         r = Round.from_msgpack(pack(obj))
@@ -407,7 +423,8 @@ def test_structured_garbage_is_a_round_that_can_exist_or_a_value_error(
         return
     # whatever loaded is a round that can exist: hands and stock partition the set (or a
     # declared partial deal), nobody's hand is empty at the deal, and play can go on
-    assert r.is_partial == (version in (2, 4))
+    assert r.is_partial == (version % 2 == 0)
+    assert version < 5 or r.opening == opening
     assert r.is_over or len(r.legal_moves) > 0
     assert Round.from_msgpack(r.to_msgpack()) == r
 

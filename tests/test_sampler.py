@@ -192,9 +192,15 @@ def brute_force(rnd, seat, opening, redeal=False):
                 )
             except ValueError:
                 continue
-            if replay.observation(seat) == obs:
+            if _same_record(replay.observation(seat), obs):
                 found[hidden_of(replay, seat)] += math.factorial(stock_n)
     return found
+
+
+def _same_record(a, b):
+    """The observations are equal but perhaps in ``opening``: brute_force's ``opening``
+    argument stands for it, as the sampler's does."""
+    return all(getattr(a, f) == getattr(b, f) for f in a.FIELDS if f != "opening")
 
 
 def _bad_hand(hand):
@@ -517,3 +523,66 @@ def test_a_later_round_at_zero_scores_is_not_taken_for_the_opening():
     # the first round of a game still follows the opening rule
     first = bones.Round.deal("kozel", players=2, seed=3)
     assert DealSampler(first.observation(first.to_move)).opening
+
+
+def test_the_opening_is_public_and_exact() -> None:
+    """Round.opening: the rule chose the leader (leader=None under a doubles opening), not
+    a caller or the previous round; observations carry it and the sampler follows it."""
+    assert bones.Round.deal("kozel", seed=1).opening
+    assert not bones.Round.deal("kozel", seed=1, leader=1).opening
+    dealt = bones.Round.deal("kozel", seed=1)
+    assert not bones.Round.deal("kozel", seed=1, lead_tile=dealt.lead_tile).opening
+    assert dealt.copy().opening and dealt.observation(1).opening
+    assert not bones.Round.deal("straight", seed=1).opening  # first_leader=random
+    assert bones.Round.deal("straight", seed=1, first_leader="highest_double").opening
+    assert not bones.Round.deal("block", seed=1).opening
+
+
+def _later_kozel_rounds_at_zero(want: int) -> list[tuple[bones.Round, int]]:
+    """Positions of Kozel rounds after the first that start with every score 0 and whose
+    lead fits the opening rule: what the scores alone would take for a first round."""
+    out = []
+    for seed in range(300):
+        game = bones.new_game("kozel", players=2, seed=seed)
+        bots = [bones.make_bot("greedy", seed=seed + i) for i in range(2)]
+        index = 0
+        while not game.is_over and len(out) < want:
+            rnd = game.round
+            while not rnd.is_over:
+                seat = rnd.to_move
+                obs = rnd.observation(seat)
+                if index and not any(rnd.observation(0).scores) and len(rnd.layout) == 2:
+                    out.append((rnd.copy(), 1 - seat))
+                rnd.play(bots[seat].choose(obs, tuple(rnd.legal_moves)))
+            if not game.is_over:
+                game.next_round()
+            index += 1
+        if len(out) >= want:
+            return out
+    return out
+
+
+def test_a_later_round_at_zero_is_not_taken_for_the_first() -> None:
+    positions = _later_kozel_rounds_at_zero(6)
+    assert positions
+    guessed = 0
+    for rnd, seat in positions:
+        assert not rnd.opening
+        obs = rnd.observation(seat)
+        assert obs.opening is False
+        sampler = DealSampler(obs)
+        assert sampler.opening == 0 and sampler.count == count_deals(obs, opening=False)
+        assert DealSampler(rnd, seat).count == sampler.count
+        for sample in sampler.samples(5, 3):
+            assert not sample.opening and sample.observation(seat) == obs
+        old = bones.Observation.from_msgpack(_older_schema(obs))  # no opening: a guess
+        assert old.opening is None
+        guessed += DealSampler(old).opening
+    assert guessed  # the guess took some of these for first rounds
+
+
+def _older_schema(obs: bones.Observation) -> bytes:
+    import msgpack
+
+    fields = msgpack.unpackb(obs.to_msgpack(), raw=False, strict_map_key=False)
+    return msgpack.packb([2, *fields[1:18]], use_bin_type=True)

@@ -28,7 +28,8 @@ def test_round_round_trip(variant, players, steps):
     r = random_round(variant, players, seed=steps + 7 * players, steps=steps)
     data = r.to_msgpack()
     header = unpack(data)
-    assert header[0] == 3 and header[1] == "round" and header[2] == variant
+    assert header[0] == 5 and header[1] == "round" and header[2] == variant
+    assert len(header) == 12 and header[11] is r.opening
     assert header[3] == players
     loaded = Round.from_msgpack(data)
     assert loaded == r
@@ -49,8 +50,8 @@ def test_observation_round_trip(variant, players, steps):
         obs = r.observation(seat)
         data = obs.to_msgpack()
         fields = unpack(data)
-        assert fields[:3] == [2, "observation", seat]
-        assert len(fields) == 18
+        assert fields[:3] == [3, "observation", seat]
+        assert len(fields) == 19 and fields[18] is r.opening is obs.opening
         loaded = Observation.from_msgpack(data)
         assert loaded == obs
         assert loaded.to_msgpack() == data
@@ -123,6 +124,9 @@ FIRST_OF_HAND0 = (HAND0 & -HAND0).bit_length() - 1
     ("what", "data"),
     [
         ("version 2", mutate_round(0, 2)),
+        ("version 3 with the opening field", mutate_round(0, 3)),
+        ("opening not a bool", mutate_round(11, 1)),
+        ("opening nil", mutate_round(11, None)),
         ("version 0", mutate_round(0, 0)),
         ("kind observation", mutate_round(1, "observation")),
         ("kind game", mutate_round(1, "game")),
@@ -174,7 +178,9 @@ def mutate_obs(index: int, value: object) -> bytes:
 @pytest.mark.parametrize(
     ("what", "data"),
     [
-        ("version 3", mutate_obs(0, 3)),
+        ("version 4", mutate_obs(0, 4)),
+        ("version 2 with opening", mutate_obs(0, 2)),
+        ("opening not a bool", mutate_obs(18, 1)),
         ("version 1 with closed_ends", mutate_obs(0, 1)),
         ("kind round", mutate_obs(1, "round")),
         ("closed_ends not a list", mutate_obs(17, "E")),
@@ -194,6 +200,24 @@ def mutate_obs(index: int, value: object) -> bytes:
 def test_malformed_observation_raises_value_error(what, data):
     with pytest.raises(ValueError):
         Observation.from_msgpack(data)
+
+
+def test_an_opening_the_rule_did_not_make_is_refused() -> None:
+    """Field 11 of a round says the opening rule chose its leader and lead: bytes that
+    claim it for a leader the rule would not choose are corrupt, and so is an observation
+    that claims it in a variant without the rule."""
+    given = Round.deal("kozel", players=2, seed=3, leader=1)
+    assert BASE.opening and not given.opening
+    fields = unpack(given.to_msgpack())
+    assert fields[11] is False
+    fields[11] = True
+    with pytest.raises(ValueError, match="opening rule did not choose"):
+        Round.from_msgpack(msgpack.packb(fields, use_bin_type=True))
+    obs = unpack(Round.deal("block", players=2, seed=3).observation(0).to_msgpack())
+    assert obs[18] is False
+    obs[18] = True
+    with pytest.raises(ValueError, match="no opening rule"):
+        Observation.from_msgpack(msgpack.packb(obs, use_bin_type=True))
 
 
 @settings(max_examples=300, deadline=None)

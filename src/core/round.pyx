@@ -52,11 +52,13 @@ from bones.core.moves import END_NAMES
 from bones.errors import BonesError, IllegalMove, OptionError
 from bones.records import Event, Placement, RoundResult
 
-SCHEMA_VERSION = 3          # a round of a full deal
-PARTIAL_SCHEMA_VERSION = 4  # a round of a partial deal: field 11 is True
-# Versions 1 and 2 (full, partial) are the same fields written before the bounded table:
-# their rounds keep the geometry they were played with (pre_geometry_options).
+SCHEMA_VERSION = 5          # a round of a full deal: field 11 is whether the rule opened it
+PARTIAL_SCHEMA_VERSION = 6  # a round of a partial deal: field 12 is True
+# Versions 3 and 4 (full, partial) are without field 11: whether the opening rule chose the
+# leader is derived from the deal.  Versions 1 and 2 are those written before the bounded
+# table: their rounds keep the geometry they were played with (pre_geometry_options).
 MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sign)
+_ROUND_FIELDS = {1: 11, 2: 12, 3: 11, 4: 12, 5: 12, 6: 13}  # by schema version
 _PACKER = msgpack.Packer(use_bin_type=True)
 _REASONS = (None, "out", "blocked", "target")
 _MASK64 = (1 << 64) - 1
@@ -356,6 +358,7 @@ cdef class Round:
         self.rules = rules
         self.partial = problem is not None
         state_init(self.st, &rules.c, masks, stock_idx, len(stock), lead, forced, sc)
+        self.st.by_rule = leader is None and rules.c.opening == OPEN_DOUBLES
         if lead_tile is not None:
             self._force_lead(lead_tile)
         if moves:
@@ -572,6 +575,14 @@ cdef class Round:
     def lead_tile(self):
         """The tile the leader must lead, or None when any tile may lead."""
         return tile_at(self.st.lead_tile) if self.st.lead_tile >= 0 else None
+
+    @property
+    def opening(self):
+        """Whether the variant's first-round opening rule chose the leader (and the lead):
+        ``Round.deal``/``from_deal`` with ``leader=None`` under a doubles opening.  It is
+        public (``Observation.opening``), and tells the sampler that no seat was dealt a
+        tile the rule ranks above the opener."""
+        return bool(self.st.by_rule)
 
     def hand(self, seat):
         """The tiles in seat's hand (the engine's view: bots get observations)."""
@@ -794,6 +805,7 @@ cdef class Round:
         o.events = tuple(self._event_list())
         o.scores = self._scores()
         o.closed_ends = self.closed_ends if self.st.closed else ()
+        o.opening = bool(self.st.by_rule)
         if self.st.status == PLAYING:
             o.to_move = self.st.to_move
             o.legal_moves = self._legal_tuple() if self.st.to_move == s else ()
@@ -832,6 +844,7 @@ cdef class Round:
             self.st.leader, self.st.lead_tile,
             [self.st.score0[i] for i in range(self.rules.c.n_sides)],
             PyBytes_FromStringAndSize(<char*>buf, 4 * n),
+            bool(self.st.by_rule),
         ]
         if self.partial:
             out[0] = PARTIAL_SCHEMA_VERSION
@@ -848,10 +861,10 @@ cdef class Round:
         cdef uint32_t codes[MAX_PLIES]
         cdef uint32_t seen = 0
         cdef int32_t sc[4]
-        cdef int i, players, leader, lead_tile, n_stock, n_codes, version
+        cdef int i, players, leader, lead_tile, n_stock, n_codes, version, rule_leader, rule_tile
         cdef const unsigned char* stock
         cdef const unsigned char* plies
-        cdef bint partial = False
+        cdef bint partial = False, by_rule = False
         try:
             if len(data) > _MAX_BYTES:
                 raise ValueError(f"{len(data)} bytes is too long for a round")
@@ -860,17 +873,21 @@ cdef class Round:
         except Exception as exc:
             raise ValueError(f"not a bones round: {exc}") from None
         if type(obj) is not list or len(obj) < 2 or obj[1] != "round" \
-                or type(obj[0]) is not int or not (
-                    (obj[0] in (1, SCHEMA_VERSION) and len(obj) == 11)
-                    or (obj[0] in (2, PARTIAL_SCHEMA_VERSION) and len(obj) == 12)):
+                or type(obj[0]) is not int or obj[0] not in _ROUND_FIELDS \
+                or len(obj) != _ROUND_FIELDS[obj[0]]:
             raise ValueError(f"not a bones round (schema 1 to {PARTIAL_SCHEMA_VERSION}): "
                              f"wrong header or length")
         try:
             version, _, variant, players_o, overrides, hands, stock_b, leader_o, lead_o, \
-                scores, plies_b = obj if len(obj) == 11 else obj[:11]
-            if len(obj) == 12:
-                if obj[11] is not True:
-                    raise ValueError("field 11 (partial) must be true")
+                scores, plies_b = obj[:11]
+            known = version >= SCHEMA_VERSION  # field 11 says whether the rule opened it
+            if known:
+                if type(obj[11]) is not bool:
+                    raise ValueError("field 11 (opening) must be true or false")
+                by_rule = obj[11]
+            if version % 2 == 0:  # (no obj[-1]: the module does not wrap negative indices)
+                if obj[len(obj) - 1] is not True:
+                    raise ValueError(f"field {len(obj) - 1} (partial) must be true")
                 partial = True
             if type(variant) is not str or type(players_o) is not int \
                     or type(overrides) is not dict or type(hands) is not list \
@@ -888,7 +905,7 @@ cdef class Round:
             for key in overrides:
                 if type(key) is not str:
                     raise ValueError("option names must be strings")
-            if version < SCHEMA_VERSION:
+            if version <= 2:  # before the bounded table
                 overrides = pre_geometry_options(variant, overrides)
             rules = compile_rules(variant, players, overrides)
             for i in range(4):
@@ -917,6 +934,13 @@ cdef class Round:
                 raise ValueError(f"a full deal in version {version} (partial) bytes")
             if lead_tile >= 0 and not masks[leader] >> lead_tile & 1:
                 raise ValueError("the leader does not hold the lead tile")
+            rule_leader, rule_tile = -1, -1
+            if rules.c.opening == OPEN_DOUBLES:
+                opening(&rules.c, masks, &rule_leader, &rule_tile)
+            if not known:  # what a round made by the rule looks like
+                by_rule = rule_leader == leader and rule_tile == lead_tile
+            elif by_rule and (rule_leader != leader or rule_tile != lead_tile):
+                raise ValueError("the opening rule did not choose this leader and lead")
             _scores_arg(scores, rules.c.n_sides, sc)
         except Exception as exc:
             raise ValueError(f"corrupt bones round: {exc}") from None
@@ -924,6 +948,7 @@ cdef class Round:
         self.rules = rules
         self.partial = partial
         state_init(self.st, &rules.c, masks, stock, n_stock, leader, lead_tile, sc)
+        self.st.by_rule = by_rule
         plies = plies_b
         n_codes = len(plies_b) // 4
         for i in range(n_codes):
@@ -960,10 +985,13 @@ cdef class Round:
         hands = [[str(t) for t in tiles_of_mask(self.st.hand0[i])]
                  for i in range(self.rules.c.players)]
         stock = [str(tile_at(self.st.stock[i])) for i in range(self.st.stock_len)]
-        args = [repr(self.rules.variant.name), f"hands={hands!r}", f"stock={stock!r}",
-                f"leader={self.st.leader}"]
-        if self.st.lead_tile >= 0:
-            args.append(f"lead_tile={str(tile_at(self.st.lead_tile))!r}")
+        args = [repr(self.rules.variant.name), f"hands={hands!r}", f"stock={stock!r}"]
+        if self.st.by_rule:  # leader=None: the rule chooses them again (it is deterministic)
+            args.append("leader=None")
+        else:
+            args.append(f"leader={self.st.leader}")
+            if self.st.lead_tile >= 0:
+                args.append(f"lead_tile={str(tile_at(self.st.lead_tile))!r}")
         if any(self.st.score0[i] for i in range(self.rules.c.n_sides)):
             args.append(f"scores={[self.st.score0[i] for i in range(self.rules.c.n_sides)]!r}")
         if self.st.n_plies:

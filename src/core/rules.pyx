@@ -30,6 +30,12 @@ cdef class CompiledRules:
         if len(args) != 1 or args[0] is not _NEW:
             raise TypeError("use bones.core.rules.compile_rules(variant, players, options)")
 
+    @property
+    def opening_rule(self):
+        """Whether a round dealt without a leader opens by the doubles rule (the holder of
+        the first double of the order leads)."""
+        return self.c.opening == OPEN_DOUBLES
+
 
 def clear_cache():
     """Forget every compiled option set (after the variant registry changed)."""

@@ -703,6 +703,7 @@ cdef bint sample_state(Deals* d, State* out, uint64_t* rng) noexcept nogil:
             opening_rule(d.r, hands, &leader, &lead_tile)
         state_init(out, d.r, hands, stock, n_stock if d.r.draws else 0, leader, lead_tile,
                    d.score0)
+        out.by_rule = d.opening
         if replay_events(out, d):
             d.accepted += 1
             return True
@@ -804,8 +805,10 @@ cdef class DealSampler:
 
     ``DealSampler(observation)`` or ``DealSampler(round, seat)``; ``opening`` says whether
     the round's leader was chosen by the variant's first-round opening rule from the dealt
-    hands (``None``: when the variant opens by doubles and every score at the deal is 0,
-    or ``next_leader="opening_rule"``; without it if that leaves no consistent deal)."""
+    hands (``None``: as the round or the observation says, ``Round.opening``; an
+    observation of an older schema does not say, and then the rule is assumed when the
+    variant opens by doubles and every score at the deal is 0, or
+    ``next_leader="opening_rule"``, and dropped if that leaves no consistent deal)."""
 
     def __cinit__(self):
         self.d = <Deals*>calloc(1, sizeof(Deals))
@@ -830,15 +833,9 @@ cdef class DealSampler:
             self.seat = rnd._check_seat(seat)
             self.variant_name = rnd.variant
             self.options = dict(self.rules.overrides)
-            scores0 = [rnd.st.score0[i] for i in range(self.rules.c.n_sides)]
-            op = self._auto_opening(opening, scores0)
+            op = self._opening_arg(opening, rnd.st.by_rule)
             rc = deals_from_state(self.d, rnd.st, self.seat, op)
             self._score_in_python()
-            legal = rnd.legal_moves if rnd.to_move == self.seat else ()
-            if op and opening is None and (rc == DEALS_NONE or not self._explains(legal)):
-                deals_free(self.d)
-                rc = deals_from_state(self.d, rnd.st, self.seat, 0)
-                self._score_in_python()
         elif isinstance(source, Observation):
             if seat is not None and seat != source.seat:
                 raise ValueError(f"the observation is seat {source.seat}'s, not {seat}'s")
@@ -848,11 +845,11 @@ cdef class DealSampler:
             self.options = dict(source.options)
             scores0 = self._load_observation(source)
             self._score_in_python()
-            op = self._auto_opening(opening, scores0)
+            guess = opening is None and source.opening is None
+            op = self._auto_opening(scores0) if guess else \
+                self._opening_arg(opening, source.opening)
             rc = deals_build(self.d, op)
-            if op and opening is None and (
-                rc == DEALS_NONE or not self._explains(source.legal_moves)
-            ):
+            if op and guess and (rc == DEALS_NONE or not self._explains(source.legal_moves)):
                 deals_free(self.d)
                 rc = deals_build(self.d, 0)
         else:
@@ -890,11 +887,16 @@ cdef class DealSampler:
             return True  # the rejection limit: nothing shows the model wrong
         return all(find_move(&s, move_code(m)) >= 0 for m in legal_moves)
 
-    def _auto_opening(self, opening, scores0):
-        if opening is not None:
-            if type(opening) is not bool:
-                raise TypeError("opening must be True, False or None")
-            return 1 if opening else 0
+    def _opening_arg(self, opening, known):
+        """The opening case: the argument if given, else what the source says."""
+        if opening is None:
+            return 1 if known and self.rules.c.opening == OPEN_DOUBLES else 0
+        if type(opening) is not bool:
+            raise TypeError("opening must be True, False or None")
+        return 1 if opening else 0
+
+    def _auto_opening(self, scores0):
+        """The guess for an observation that does not say (an older schema)."""
         if self.rules.c.opening != OPEN_DOUBLES:
             return 0
         every_round = self.rules.options.get("next_leader") == "opening_rule"

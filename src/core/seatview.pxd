@@ -18,3 +18,4 @@ cdef class SeatView:
     cdef public object to_move       # the seat to move, None once the round is over
     cdef public object legal_moves   # this seat's legal moves when it is to move, else ()
     cdef public object closed_ends   # the ends the bounded table has closed (names)
+    cdef public object opening       # the opening rule chose the leader (None: unknown)

@@ -17,3 +17,4 @@ class SeatView:
     to_move: Any
     legal_moves: Any
     closed_ends: Any
+    opening: Any

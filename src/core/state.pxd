@@ -72,6 +72,7 @@ ctypedef struct State:
     uint8_t to_move              # seat to move
     uint8_t leader               # seat that leads the round
     int8_t lead_tile             # tile the leader must lead, or -1 for any
+    uint8_t by_rule              # the first-round opening rule chose leader and lead (public)
     uint8_t n_placed             # tiles on the table
     uint8_t passes               # consecutive passes
     int8_t last_seat             # seat that placed the last tile, -1 before the lead

@@ -591,6 +591,7 @@ cdef void state_init(State* s, const Rules* r, const uint32_t* hands, const uint
     s.to_move = leader
     s.leader = leader
     s.lead_tile = lead_tile
+    s.by_rule = 0  # the callers that apply the opening rule set it
     s.n_placed = 0
     s.passes = 0
     s.last_seat = -1
@@ -611,7 +612,7 @@ cdef void deal_random(State* s, const Rules* r, uint64_t* rng, const int32_t* sc
     cdef int i, j, seat, used = r.players * r.hand_size, lead_tile = -1
     cdef int needed = 28 if r.draws else used
     cdef uint8_t x
-    cdef bint bad = True
+    cdef bint bad = True, by_rule = leader < 0 and r.opening == OPEN_DOUBLES
     while bad:
         for i in range(28):
             deck[i] = i
@@ -637,6 +638,7 @@ cdef void deal_random(State* s, const Rules* r, uint64_t* rng, const int32_t* sc
             leader = 0
     state_init(s, r, hands, &deck[used], needed - used if r.draws else 0, leader, lead_tile,
                scores)
+    s.by_rule = by_rule
 
 
 cdef int hand_value(const State* s, int seat) noexcept nogil:

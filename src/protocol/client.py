@@ -720,7 +720,7 @@ class ExternalBot(Bot):
 _MOVE_TEXT: dict[Any, str] = {}
 _TILE_TEXT: dict[Any, str] = {}
 _TEXT_LIMIT = 8192  # distinct moves and tiles are a few thousand at most
-_SCHEMA_VERSION = 2  # Observation's msgpack schema (bones.observation.SCHEMA_VERSION)
+_SCHEMA_VERSION = 3  # Observation's msgpack schema (bones.observation.SCHEMA_VERSION)
 
 
 def _move_text(move: Any) -> str:
@@ -746,7 +746,7 @@ def encode_observation(
     return ObservationEncoder(packer).encode(observation)
 
 
-_ARRAY18 = b"\xdc\x00\x12"  # the array header of the 18 fields of an observation
+_ARRAY19 = b"\xdc\x00\x13"  # the array header of the 19 fields of an observation
 
 
 class ObservationEncoder:
@@ -790,7 +790,7 @@ class ObservationEncoder:
         key = (o.seat, o.side, o.variant, o.players, o.options)
         if key != self._head_key:
             head = [_SCHEMA_VERSION, "observation", o.seat, o.side, o.variant, o.options]
-            self._head = _ARRAY18 + pack([*head, o.players])[1:]
+            self._head = _ARRAY19 + pack([*head, o.players])[1:]
             self._head_key = key
         layout, events = o.layout, o.events
         done = _grown(layout, self._layout, self._layout_bytes, self._pack_move)
@@ -810,7 +810,7 @@ class ObservationEncoder:
                 pack(o.count),
                 header(len(events)),
                 logged,
-                pack([list(o.scores), o.to_move, legal, list(o.closed_ends)])[1:],
+                pack([list(o.scores), o.to_move, legal, list(o.closed_ends), o.opening])[1:],
             ]
         )
         return data, legal

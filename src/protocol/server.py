@@ -98,7 +98,7 @@ def decode_observation(data: bytes, strict: bool = False) -> Any:
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
         (version, kind, seat, side, variant, options, players, hand, sizes, stock, ends,
-         layout, count, events, scores, to_move, legal, closed) = obj  # fmt: skip
+         layout, count, events, scores, to_move, legal, closed, opening) = obj  # fmt: skip
         if version != SCHEMA_VERSION or kind != "observation":
             raise ValueError(f"schema {version!r} {kind!r}")
         get = _MOVES.get
@@ -119,6 +119,7 @@ def decode_observation(data: bytes, strict: bool = False) -> Any:
             to_move=to_move,
             legal_moves=tuple([get(m) or _move(m) for m in legal]),
             closed_ends=tuple(closed),
+            opening=opening,
         )
     except Exception as exc:
         raise ProtocolError(f"not a bones observation: {exc}") from None
