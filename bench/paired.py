@@ -29,11 +29,7 @@ def pair_scores(path: str) -> tuple[dict[int, float], dict[str, Any]]:
     the journal's match config."""
     reader = JournalReader(path)
     try:
-        config = reader.final_config() or {}  # reads to the end: the games need a new reader
-    finally:
-        reader.close()
-    reader = JournalReader(path)
-    try:
+        config = reader.config or {}  # the header's: seed, variant and bots do not change
         games: dict[int, list[float]] = {}
         seen: set[int] = set()
         for rec in reader.games(rounds=False):

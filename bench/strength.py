@@ -126,7 +126,8 @@ def play(
     journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
     if args.report:
         if not journal.exists():
-            return None
+            nan = float("nan")
+            return {"games": 0, "pairs": 0, "score": nan, "lo": nan, "hi": nan, "sprt": None}
         summary = summarize_journal(journal, total=match.games)
     else:
         summary = run_match(match, journal, jobs=args.jobs, progress=False)
@@ -162,17 +163,17 @@ def dominoes_section(args: argparse.Namespace) -> list[str]:
         "from move 14 on) as the bot `dominoes-pab`; it builds the package's `Game` from "
         "the observation on a deal from the exact sampler. 4-player partnership block, "
         f"`pimc` (default budget) against it: {cell(result)} over "
-        f"{result['pairs'] if result else 0} deal pairs. CPU ms per move, mean and max "
+        f"{result['pairs']} deal pairs. CPU ms per move, mean and max "
         "(wall mean): "
         + "; ".join(f"`{k}` {m:.3f}, {w:.2f} ({wall:.2f})" for k, (m, w, wall) in times.items())
         + ".",
     ]
 
 
-def cell(result: dict[str, Any] | None, pairs: int | None = None) -> str:
+def cell(result: dict[str, Any], pairs: int | None = None) -> str:
     """The score with its interval; with ``pairs``, the deal pairs when fewer (a
     ``--report`` of an unfinished run)."""
-    if result is None or not result["pairs"]:
+    if not result["pairs"]:
         return "not played yet"
     lo, hi = max(0.0, result["lo"]), min(100.0, result["hi"])  # the normal interval, clipped
     text = f"{result['score']:.1f}% [{lo:.1f}, {hi:.1f}]"
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         threshold = 65.0 if bot == "expert" else 60.0
         met = (
             "not played yet"
-            if result is None
+            if not result["pairs"]
             else "yes"
             if result["lo"] >= threshold
             else "no"
@@ -287,13 +288,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         lines.append(
             f"| {goal} | `{bot}` vs `{opponent}`, {config.replace(':', ', ')} players "
-            f"| {result['pairs'] if result else 0} | {cell(result)} | {met} |"
+            f"| {result['pairs']} | {cell(result)} | {met} |"
         )
         print(lines[-1], flush=True)
     if args.sprt_pairs:
         test = SPRT(elo0=0.0, elo1=30.0, alpha=0.05, beta=0.05)
         result = play("ismcts", "pimc", "straight:2", args.sprt_pairs, args, test)
-        sprt = result["sprt"] if result else None
+        sprt = result["sprt"]
         decision = {
             "H1": "ismcts is stronger (H1: at least +30 Elo)",
             "H0": "ismcts is not stronger (H0: at most +0 Elo)",
@@ -330,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             result = play("pimc", "montecarlo", config, args.pimc_pairs, args)
             clear = (
                 "not played yet"
-                if result is None
+                if not result["pairs"]
                 else "yes"
                 if result["lo"] > 50
                 else "no"
@@ -338,8 +339,7 @@ def main(argv: list[str] | None = None) -> int:
                 else "not clear"
             )
             lines.append(
-                f"| {config.replace(':', ', ')} | {result['pairs'] if result else 0} "
-                f"| {cell(result)} | {clear} |"
+                f"| {config.replace(':', ', ')} | {result['pairs']} | {cell(result)} | {clear} |"
             )
             print(lines[-1], flush=True)
     for config in configs:

@@ -334,7 +334,8 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
     players = _int(players, "players", 2, 4)
     try:
         lookup_variant(variant).resolve_options(players, options)  # before the core does
-        sides = compile_rules(variant, players, options).sides
+        rules = compile_rules(variant, players, options)
+        sides = rules.sides
     except ValueError as exc:  # OptionError: unknown variant, option or value
         raise _Corrupt(str(exc)) from None
     seat = _int(seat, "seat", 0, players - 1)
@@ -412,7 +413,7 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
         closed_ends=tuple(closed),
         opening=opening,
     )
-    if opening and not compile_rules(variant, players, options).opening_rule:
+    if opening and not rules.opening_rule:
         raise _Corrupt(f"opening is true, but {variant} has no opening rule here")
     try:  # the closed ends are those the layout closes
         if layout_geometry(variant, players, options, layout_moves)[2] != obs.closed_ends:

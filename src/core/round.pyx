@@ -934,13 +934,14 @@ cdef class Round:
                 raise ValueError(f"a full deal in version {version} (partial) bytes")
             if lead_tile >= 0 and not masks[leader] >> lead_tile & 1:
                 raise ValueError("the leader does not hold the lead tile")
-            rule_leader, rule_tile = -1, -1
-            if rules.c.opening == OPEN_DOUBLES:
-                opening(&rules.c, masks, &rule_leader, &rule_tile)
-            if not known:  # what a round made by the rule looks like
-                by_rule = rule_leader == leader and rule_tile == lead_tile
-            elif by_rule and (rule_leader != leader or rule_tile != lead_tile):
-                raise ValueError("the opening rule did not choose this leader and lead")
+            if by_rule or not known:  # the rule's choice, to check or to compare
+                rule_leader, rule_tile = -1, -1
+                if rules.c.opening == OPEN_DOUBLES:
+                    opening(&rules.c, masks, &rule_leader, &rule_tile)
+                if not known:  # what a round made by the rule looks like
+                    by_rule = rule_leader == leader and rule_tile == lead_tile
+                elif rule_leader != leader or rule_tile != lead_tile:
+                    raise ValueError("the opening rule did not choose this leader and lead")
             _scores_arg(scores, rules.c.n_sides, sc)
         except Exception as exc:
             raise ValueError(f"corrupt bones round: {exc}") from None

@@ -888,9 +888,10 @@ cdef class DealSampler:
         return all(find_move(&s, move_code(m)) >= 0 for m in legal_moves)
 
     def _opening_arg(self, opening, known):
-        """The opening case: the argument if given, else what the source says."""
+        """The opening case: the argument if given, else what the source says (either is
+        ignored where the variant has no opening rule: deals_build checks)."""
         if opening is None:
-            return 1 if known and self.rules.c.opening == OPEN_DOUBLES else 0
+            return 1 if known else 0
         if type(opening) is not bool:
             raise TypeError("opening must be True, False or None")
         return 1 if opening else 0
