@@ -299,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
             "H1": "ismcts is stronger (H1: at least +30 Elo)",
             "H0": "ismcts is not stronger (H0: at most +0 Elo)",
         }.get(
-            sprt["decision"] if sprt else None, f"not decided within {args.sprt_pairs} deal pairs"
+            str(sprt["decision"]) if sprt else "",
+            f"not decided within {args.sprt_pairs} deal pairs",
         )
         lines += [
             "",

@@ -24,6 +24,7 @@ SPECS = (
     "pimc:samples=12,time_ms=0,policy=greedy,exact=12",
     "pimc:samples=12,time_ms=0,threads=2",
     "ismcts:iterations=40,time_ms=0",
+    "ismcts:iterations=40,time_ms=0,threads=2",
 )
 GOLDEN: dict[str, object] = {}  # the move that _golden scores; set by a test
 
@@ -175,6 +176,7 @@ def test_the_sampler_replays_a_round_ended_by_a_python_score(scored):
         "montecarlo:simulations=20",
         "pimc:samples=10,time_ms=0",
         "pimc:samples=10,time_ms=0,threads=2",
+        "ismcts:iterations=20,time_ms=0,threads=2",
     ],
 )
 def test_a_search_bots_failing_scorer_voids_the_match_game(scored, tmp_path, spec):

@@ -74,6 +74,7 @@ FAST = (
     "pimc:samples=12,time_ms=0,threads=3",
     "pimc:samples=12,time_ms=0,infer=0",
     "pimc:samples=12,time_ms=0,infer=0,threads=2",
+    "ismcts:iterations=40,time_ms=0,threads=2",
 )
 
 
@@ -196,6 +197,8 @@ def test_bad_options_are_clear_errors() -> None:
     for threads in (0, 65, "two"):
         with pytest.raises(bones.OptionError, match="threads"):
             bones.make_bot(f"pimc:threads={threads}")
+        with pytest.raises(bones.OptionError, match="threads"):
+            bones.make_bot(f"ismcts:threads={threads}")
     for infer in (-0.1, 101, "sharp"):
         with pytest.raises(bones.OptionError, match="infer"):
             bones.make_bot(f"pimc:infer={infer}")
@@ -295,6 +298,33 @@ def test_pimc_threads_share_the_samples(threads: int) -> None:
         assert move in legal and bot.last_samples == (10 if len(legal) > 1 else 0)
         again = bones.make_bot(f"pimc:samples=10,time_ms=0,threads={threads}", seed=4)
         assert again.choose(obs, legal) == move
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_ismcts_threads_share_the_iterations(threads: int) -> None:
+    """Without a clock the trees make exactly ``iterations`` iterations between them, and
+    the choice depends only on the seed."""
+    for rnd in positions("straight", 2, 6, seed=3) + positions("kozel", 4, 6, seed=3):
+        seat = rnd.to_move
+        assert seat is not None
+        obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
+        spec = f"ismcts:iterations=31,time_ms=0,threads={threads}"
+        bot = bones.make_bot(spec, seed=4)
+        move = bot.choose(obs, legal)
+        assert move in legal and bot.last_iterations == (31 if len(legal) > 1 else 0)
+        assert bones.make_bot(spec, seed=4).choose(obs, legal) == move
+
+
+def test_an_ismcts_tree_made_by_hand_is_refused() -> None:
+    from bones.core.ismcts import _Tree, choose
+
+    with pytest.raises(ValueError, match="made by choose"):
+        _Tree().run()
+    rnd = positions("straight", 2, 1, seed=1)[0]
+    seat = rnd.to_move
+    assert seat is not None
+    with pytest.raises(ValueError, match="threads"):
+        choose(rnd.observation(seat), tuple(rnd.legal_moves), 10, 0, "expert", 0.7, (), 1, 0)
 
 
 def test_pimc_inference_weighs_the_deals() -> None:

@@ -12,6 +12,9 @@ def choose(
     c: float,
     weights: Sequence[float],
     seed: int,
+    threads: int = 1,
 ) -> tuple[Move, int, int]:
-    """ismcts's move after up to ``iterations`` iterations (and ``time_ms`` ms; 0: no
-    clock); returns ``(move, new_seed, iterations_used)``."""
+    """ismcts's move after up to ``iterations`` iterations (and ``time_ms`` ms of CPU time;
+    0: no clock); returns ``(move, new_seed, iterations_used)``. With ``threads`` > 1 the
+    iterations are shared out between that many trees, each on its own thread, and the
+    root visits are summed."""

@@ -4,19 +4,23 @@ deal from the exact sampler, descends the tree choosing by UCB among the childre
 move is legal in that deal (a child's exploration term counts the iterations in which it
 was available, not its parent's visits), adds one node, plays out under a fast policy
 and backs the result up, each node's reward for the side that made its move.  The root
-move visited most is played.
+move visited most is played.  With several threads each grows its own tree on its own
+deals (root parallelisation, Chaslot, Winands and van den Herik 2008) and the root visits
+are summed.
 """
 
+import threading
+
 from libc.math cimport log, sqrt, tanh
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from bones.core.policy cimport Weights
-from bones.core.rng cimport rng_below, rng_seed
-from bones.core.sampler cimport DealSampler, sample_state
+from bones.core.rng cimport rng_below, rng_next, rng_seed
+from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, now_ms, play_out, position_size, start_search, utility,
+    MAX_CHOICES, now_ms, play_out, position_size, sampler_for, start_search, utility,
 )
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
 
@@ -94,48 +98,137 @@ cdef int iterate(Node* nodes, int n_nodes, State* s, double c, int policy,
     return n_nodes
 
 
-def choose(observation, legal_moves, int iterations, double time_ms, str policy, double c,
-           weights, uint64_t seed):
-    """ismcts's move after up to ``iterations`` iterations (and ``time_ms`` ms; 0: no
-    clock), playouts under ``policy``; returns ``(move, new_seed, iterations_used)``."""
-    cdef DealSampler sampler
+cdef int grow(Deals* d, Node* nodes, int* n_nodes, int quota, double time_ms,
+              double start, double c, int policy, const Weights* w,
+              uint64_t* rng) noexcept nogil:
+    """Up to ``quota`` iterations on the tree ``nodes`` (and until ``time_ms`` of this
+    thread's CPU time after ``start``), each on a fresh deal from ``d``; returns the
+    iterations made."""
     cdef State base
     cdef State work
+    cdef int used = 0
+    while used < quota and not (time_ms > 0 and used and now_ms() - start >= time_ms):
+        if not sample_state(d, &base, rng):
+            break  # the rejection limit: keep the iterations made so far
+        memcpy(&work, &base, position_size(&base))
+        n_nodes[0] = iterate(nodes, n_nodes[0], &work, c, policy, w, rng)
+        used += 1
+    return used
+
+
+cdef int32_t root_visits(const Node* nodes, uint32_t move) noexcept nogil:
+    """The visits of the root's child for ``move`` (0: never expanded)."""
+    cdef int ch = nodes[0].child
+    while ch >= 0:
+        if nodes[ch].move == move:
+            return nodes[ch].visits
+        ch = nodes[ch].sibling
+    return 0
+
+
+cdef class _Tree:
+    """One thread's tree of an ismcts decision, with its own sampler (a sampler fills its
+    memo as it draws), generator and quota."""
+
+    cdef DealSampler sampler          # this thread's sampler of the observation
+    cdef Node* nodes                  # the tree, room for quota + 1 nodes (NULL: unmade)
+    cdef int n_nodes                  # nodes in the tree
+    cdef Weights w                    # the playout policy's weights
+    cdef uint64_t rng                 # this thread's generator
+    cdef double time_ms               # the clock: this thread's CPU time (0: none)
+    cdef double c                     # the UCB exploration constant
+    cdef int quota                    # most iterations
+    cdef int pol                      # the playout policy
+    cdef int used                     # iterations made
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    cdef int plant(self, DealSampler sampler, int quota) except -1:
+        """Room for ``quota`` iterations (one node each) and the bare root."""
+        self.nodes = <Node*>malloc((quota + 1) * sizeof(Node))
+        if self.nodes is NULL:
+            raise MemoryError()
+        self.sampler, self.quota, self.n_nodes = sampler, quota, 1
+        self.nodes[0].move = 0
+        self.nodes[0].parent = -1
+        self.nodes[0].child = -1
+        self.nodes[0].sibling = -1
+        self.nodes[0].visits = 0
+        self.nodes[0].avail = 0
+        self.nodes[0].reward = 0
+        return 0
+
+    def run(self):
+        """Grow the tree, the clock (this thread's CPU time) started now."""
+        self.grow_from(now_ms())
+
+    cdef int grow_from(self, double start) except -1:
+        if self.nodes is NULL:  # made without choose(): nothing to search
+            raise ValueError("an ismcts tree is made by choose()")
+        with nogil:
+            self.used = grow(self.sampler.d, self.nodes, &self.n_nodes, self.quota,
+                             self.time_ms, start, self.c, self.pol, &self.w, &self.rng)
+        return 0
+
+
+def choose(observation, legal_moves, int iterations, double time_ms, str policy, double c,
+           weights, uint64_t seed, int threads=1):
+    """ismcts's move after up to ``iterations`` iterations (and ``time_ms`` ms of CPU time;
+    0: no clock), playouts under ``policy``; returns ``(move, new_seed, iterations_used)``.
+    With ``threads`` > 1 the iterations are shared out between that many trees, each grown
+    on its own thread with its own generator (derived from ``seed``) and its own clock of
+    ``time_ms``, and the move with the most root visits over all of them is played."""
+    cdef DealSampler sampler
     cdef Weights w
-    cdef Node* nodes
     cdef uint64_t rng = rng_seed(seed)
     cdef uint32_t codes[MAX_CHOICES]
-    cdef int n, i, used = 0, n_nodes = 1, pol, ch, best_visits = -1
+    cdef uint32_t move, best_move = 0
+    cdef int n, i, t, used = 0, pol, ch, visits, best_visits = -1
     cdef double start = now_ms()
-    cdef uint32_t best_move = 0
+    cdef _Tree tree, other
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, not {threads}")
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
-    nodes = <Node*>malloc((iterations + 1) * sizeof(Node))  # one node per iteration at most
-    if nodes is NULL:
-        raise MemoryError()
-    nodes[0].move = 0
-    nodes[0].parent = -1
-    nodes[0].child = -1
-    nodes[0].sibling = -1
-    nodes[0].visits = 0
-    nodes[0].avail = 0
-    nodes[0].reward = 0
-    with nogil:
-        while used < iterations and not (time_ms > 0 and used and now_ms() - start >= time_ms):
-            if not sample_state(sampler.d, &base, &rng):
-                break  # the rejection limit: keep the iterations made so far
-            memcpy(&work, &base, position_size(&base))
-            n_nodes = iterate(nodes, n_nodes, &work, c, pol, &w, &rng)
-            used += 1
-        ch = nodes[0].child
+    trees = []
+    for t in range(threads):
+        tree = _Tree()
+        if threads == 1:
+            tree.rng = rng
+        else:
+            tree.rng = rng_seed(rng ^ (0x9E3779B97F4A7C15ULL * <uint64_t>(t + 1)))
+        tree.plant(sampler if t == 0 else sampler_for(observation, codes, n, tree.rng),
+                   iterations // threads + (1 if t < iterations % threads else 0))
+        tree.w = w
+        tree.time_ms, tree.c, tree.pol = time_ms, c, pol
+        trees.append(tree)
+    helpers = [threading.Thread(target=tree.run) for tree in trees[1:]]
+    for helper in helpers:
+        helper.start()
+    tree = trees[0]
+    tree.grow_from(start)  # the main thread's clock has run since the decision began
+    for helper in helpers:
+        helper.join()
+    # Each tree's root children in turn, ties to the first seen: one tree keeps its own
+    # order (the most recently expanded child first).
+    for tree in trees:
+        tree.sampler.check_scorer()
+        used += tree.used
+        ch = tree.nodes[0].child
         while ch >= 0:
-            if nodes[ch].visits > best_visits:
-                best_visits = nodes[ch].visits
-                best_move = nodes[ch].move
-            ch = nodes[ch].sibling
-    free(nodes)
-    sampler.check_scorer()
+            move = tree.nodes[ch].move
+            visits = 0
+            for other in trees:
+                visits += root_visits(other.nodes, move)
+            if visits > best_visits:
+                best_visits, best_move = visits, move
+            ch = tree.nodes[ch].sibling
+    if threads == 1:
+        rng = (<_Tree>trees[0]).rng  # one tree draws from the bot's own generator
+    else:
+        rng_next(&rng)  # the next decision draws other threads' generators
     for i in range(n):
         if codes[i] == best_move:
             return legal_moves[i], rng, used

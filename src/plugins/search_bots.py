@@ -225,7 +225,8 @@ class ISMCTS(_CompiledBot):
     """Single-observer information-set MCTS: one tree over the seat's information set,
     each of up to ``iterations`` iterations (within ``time_ms``) on a fresh deal from the
     exact sampler, UCB selection among the moves available in that deal, a playout under
-    ``policy``; the root move visited most wins."""
+    ``policy``; the root move visited most wins.  ``threads`` grow a tree each, with its
+    own clock of ``time_ms``, and their root visits are summed."""
 
     name = "ismcts"
 
@@ -236,12 +237,20 @@ class ISMCTS(_CompiledBot):
         time_ms: float = 20.0,
         policy: str = "expert",
         c: float = 0.7,
+        threads: int = 1,
         **options: Any,
     ) -> None:
         super().__init__(
-            seed=seed, iterations=iterations, time_ms=time_ms, policy=policy, c=c, **options
+            seed=seed,
+            iterations=iterations,
+            time_ms=time_ms,
+            policy=policy,
+            c=c,
+            threads=threads,
+            **options,
         )
         self.iterations, self.time_ms, self.policy, self.c = iterations, time_ms, policy, c
+        self.threads = threads
         self.last_iterations = 0  # iterations the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
@@ -257,6 +266,7 @@ class ISMCTS(_CompiledBot):
             float(self.c),
             weights,
             self._state,
+            self.threads,
         )
         return move
 
@@ -386,6 +396,13 @@ SPECS = (
             "policy": _POLICY,
             "c": Option(
                 "c", 0.7, doc="UCB exploration constant", check=_number, expects="a number"
+            ),
+            "threads": Option(
+                "threads",
+                1,
+                doc="threads growing a tree each, each with its own time_ms of CPU time",
+                check=_threads,
+                expects="an int from 1 to 64",
             ),
             **_WEIGHT_OPTIONS,
         },
