@@ -323,8 +323,12 @@ def test_an_ismcts_tree_made_by_hand_is_refused() -> None:
     rnd = positions("straight", 2, 1, seed=1)[0]
     seat = rnd.to_move
     assert seat is not None
+    obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
     with pytest.raises(ValueError, match="threads"):
-        choose(rnd.observation(seat), tuple(rnd.legal_moves), 10, 0, "expert", 0.7, (), 1, 0)
+        choose(obs, legal, 10, 0, "expert", 0.7, (), 1, 0)
+    for iterations in (0, -1, -5):  # no room for a root's children, or none at all
+        with pytest.raises(ValueError, match="iterations"):
+            choose(obs, legal, iterations, 0, "expert", 0.7, (), 1, 2)
 
 
 def test_pimc_inference_weighs_the_deals() -> None:

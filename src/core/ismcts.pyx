@@ -187,6 +187,8 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     cdef int n, i, t, used = 0, pol, ch, visits, best_visits = -1
     cdef double start = now_ms()
     cdef _Tree tree, other
+    if iterations < 1:
+        raise ValueError(f"iterations must be >= 1, not {iterations}")
     if threads < 1:
         raise ValueError(f"threads must be >= 1, not {threads}")
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
