@@ -311,6 +311,12 @@ _POLICY = Option(
     ("expert", "greedy", "random"),
     doc="the playout policy (expert uses the weight options)",
 )
+
+
+def _threads_option(doc: str) -> Option:
+    return Option("threads", 1, doc=doc, check=_threads, expects="an int from 1 to 64")
+
+
 _TIME = Option(
     "time_ms",
     20.0,
@@ -361,12 +367,8 @@ SPECS = (
                 check=_non_negative_int,
                 expects="an int from 0 to 28",
             ),
-            "threads": Option(
-                "threads",
-                1,
-                doc="threads sharing the samples, each with its own time_ms of CPU time",
-                check=_threads,
-                expects="an int from 1 to 64",
+            "threads": _threads_option(
+                "threads sharing the samples, each with its own time_ms of CPU time"
             ),
             "infer": Option(
                 "infer",
@@ -397,12 +399,8 @@ SPECS = (
             "c": Option(
                 "c", 0.7, doc="UCB exploration constant", check=_number, expects="a number"
             ),
-            "threads": Option(
-                "threads",
-                1,
-                doc="threads growing a tree each, each with its own time_ms of CPU time",
-                check=_threads,
-                expects="an int from 1 to 64",
+            "threads": _threads_option(
+                "threads growing a tree each, each with its own time_ms of CPU time"
             ),
             **_WEIGHT_OPTIONS,
         },
