@@ -10,7 +10,10 @@ two pairings the acceptance goals name (expert against greedy, pimc against mont
 ``--bots`` and ``--opponents``: the bot specs.  Each pairing is one ``bones.match`` run
 (``run_match``: head-to-head, duplicate deals, match seed ``--seed``); its journal goes to
 ``--journals`` so a killed run resumes where it stopped, and ``--report`` writes the page
-from the journals without playing (a long run done in parts).  The time per move is
+from the journals without playing (a long run done in parts).  ``--archive DIR`` keeps a
+copy of each journal without the moves (gzip, about 65 bytes a game: small enough to
+commit) and brings a journal back from it on a machine that has none, so a run in parts
+survives a new machine.  The time per move is
 measured apart: each bot chooses in the same ``--positions`` mid-round positions per
 configuration (random moves from seeded deals, the median of three decisions each), one
 after the other in one process.
@@ -20,16 +23,19 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gzip
 import os
 import random
 import statistics
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
 import bones
 from bones.match import MatchConfig, run_match
+from bones.match.journal import without_moves
 from bones.match.report import summarize_journal
 from bones.match.stats import SPRT
 
@@ -124,6 +130,9 @@ def play(
     )
     name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
     journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
+    archived = Path(args.archive) / f"{journal.name}.gz" if args.archive else None
+    if archived is not None:
+        restore(journal, archived)
     if args.report:
         if not journal.exists():
             nan = float("nan")
@@ -131,6 +140,8 @@ def play(
         summary = summarize_journal(journal, total=match.games)
     else:
         summary = run_match(match, journal, jobs=args.jobs, progress=False)
+    if archived is not None:
+        keep(journal, archived)
     first = summary["bots"][0]
     est = first["estimate"]
     return {
@@ -141,6 +152,52 @@ def play(
         "hi": 100 * est["score_hi"],
         "sprt": summary["sprt"],
     }
+
+
+def _read_archive(archived: Path) -> bytes:
+    try:
+        data = gzip.decompress(archived.read_bytes())
+        if not data.startswith(b'{"type":"match"'):
+            raise ValueError("not a journal: no match header")
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
+        raise SystemExit(
+            f"strength.py: the archive {archived} cannot be read ({exc}); it is left as it is"
+        ) from None
+    return data
+
+
+def _games(data: bytes) -> int:
+    return data.count(b'\n{"type":"game"')
+
+
+def restore(journal: Path, archived: Path) -> None:
+    """Bring a pairing's journal back from its archive copy when this machine has none:
+    the games it holds are reported, and kept when the run resumes."""
+    if not journal.exists() and archived.exists():
+        journal.write_bytes(_read_archive(archived))
+
+
+def keep(journal: Path, archived: Path) -> None:
+    """Write the archive copy of a pairing's journal: its lines without the moves
+    (``without_moves``), compressed the same way each time, so that a pairing with no new
+    game leaves its copy as it is.  A copy holding more games than the journal is kept."""
+    if not journal.exists():
+        return
+    data = without_moves(journal.read_bytes())
+    if archived.exists():
+        old = _read_archive(archived)
+        if old == data:
+            return
+        if _games(old) > _games(data):
+            print(
+                f"strength.py: {archived} holds more games than {journal}; kept as it is",
+                file=sys.stderr,
+            )
+            return
+    archived.parent.mkdir(parents=True, exist_ok=True)
+    partial = archived.with_name(archived.name + ".part")
+    partial.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    os.replace(partial, archived)
 
 
 def dominoes_section(args: argparse.Namespace) -> list[str]:
@@ -218,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--journals", default="strength-journals")
+    parser.add_argument(
+        "--archive",
+        help="a folder of the journals' copies without the moves: written after each "
+        "pairing (and by --report), read where a journal is missing",
+    )
     parser.add_argument(
         "--report",
         action="store_true",

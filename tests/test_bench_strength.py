@@ -5,15 +5,22 @@ compared deal pair by deal pair."""
 
 from __future__ import annotations
 
+import gzip
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bones.match.journal import without_moves
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import paired  # noqa: E402
 import strength  # noqa: E402
+
+PIECES = [b"\n", b'{"type":"game"', b',"rounds":[', b'],"scores":', b'{"round":"AAA"}']
 
 
 def run(tmp_path: Path, pairs: int, *extra: str, bots: str = "expert") -> str:
@@ -30,6 +37,10 @@ def run(tmp_path: Path, pairs: int, *extra: str, bots: str = "expert") -> str:
 
 def row(page: str) -> str:
     return next(line for line in page.splitlines() if line.startswith("| `expert`"))
+
+
+def score(page: str) -> str:
+    return row(page).split(" | ")[-1]
 
 
 def test_report_plays_nothing_and_shows_the_pairs_held(tmp_path: Path) -> None:
@@ -74,3 +85,56 @@ def test_paired_compares_the_same_deals(tmp_path: Path, capsys: pytest.CaptureFi
             [str(a), str(tmp_path / "k" / "journals" / "expert-vs-greedy-kozel2-seed0.jsonl")]
         )
     assert "differ in variant" in capsys.readouterr().err
+
+
+def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    name = "expert-vs-greedy-block2-seed0.jsonl"
+    played = run(tmp_path, 3, "--archive", str(archive))
+    copy = archive / f"{name}.gz"
+    journal = tmp_path / "journals" / name
+    data = gzip.decompress(copy.read_bytes())
+    assert data == without_moves(journal.read_bytes()) and b'"rounds":[]' in data
+    assert len(data) < len(journal.read_bytes())
+    before = copy.read_bytes()
+    run(tmp_path, 3, "--report", "--archive", str(archive))
+    assert copy.read_bytes() == before  # no new game: the same bytes
+
+    journal.unlink()  # a new machine: only the archive is left
+    page = run(tmp_path, 3, "--report", "--archive", str(archive))
+    assert score(page) == score(played)
+    journal.unlink()
+    run(tmp_path, 4, "--archive", str(archive))  # resumes: the archived pairs are kept
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert b"".join(lines[:7]) == data
+    assert len([x for x in lines if x.startswith(b'{"type":"game"')]) == 8
+    assert gzip.decompress(copy.read_bytes()).count(b'{"type":"game"') == 8
+
+    journal.write_bytes(data)  # a copy with more games than the journal stays
+    run(tmp_path, 3, "--report", "--archive", str(archive))
+    assert gzip.decompress(copy.read_bytes()).count(b'{"type":"game"') == 8
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"not gzip", gzip.compress(b"x" * 100)[:20], b"\x1f\x8b\x08\x00junk", gzip.compress(b"")],
+)
+def test_a_corrupt_archive_stops_the_run_and_is_left_as_it_is(
+    tmp_path: Path, garbage: bytes
+) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    copy = archive / "expert-vs-greedy-block2-seed0.jsonl.gz"
+    copy.write_bytes(garbage)
+    with pytest.raises(SystemExit, match="cannot be read"):
+        run(tmp_path, 1, "--archive", str(archive))
+    assert copy.read_bytes() == garbage
+
+
+@given(st.lists(st.binary(max_size=40) | st.sampled_from(PIECES), max_size=12))
+def test_without_moves_keeps_whole_lines_only(parts: list[bytes]) -> None:
+    data = b"".join(parts)
+    out = without_moves(data)
+    assert out == without_moves(out)
+    assert out.count(b"\n") == data[: data.rfind(b"\n") + 1].count(b"\n")
+    assert not out or out.endswith(b"\n")

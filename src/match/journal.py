@@ -42,6 +42,7 @@ __all__ = [
     "read_journal",
     "round_entry",
     "show",
+    "without_moves",
 ]
 
 #: ``version`` of the header line; bump on an incompatible change of the records.
@@ -489,6 +490,15 @@ class JournalReader:
 
     def close(self) -> None:
         self.f.close()
+
+
+def without_moves(data: bytes) -> bytes:
+    """A journal's complete lines with every game's ``rounds`` emptied: still a journal
+    of the same match, which the summary and ``--resume`` read as the same games, at about
+    a quarter of the size (``bones show`` has no moves left to replay).  A line cut short
+    at the end is left out; a game line not laid out as bones writes it is kept whole."""
+    lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]
+    return b"".join(_without_rounds(line + b"\n") for line in lines)
 
 
 def _without_rounds(line: bytes) -> bytes:
