@@ -9,8 +9,6 @@ deals (root parallelisation, Chaslot, Winands and van den Herik 2008) and the ro
 are summed.
 """
 
-import threading
-
 from libc.math cimport log, sqrt, tanh
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
@@ -20,7 +18,8 @@ from bones.core.policy cimport Weights
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, now_ms, play_out, position_size, sampler_for, start_search, utility,
+    MAX_CHOICES, now_ms, play_out, position_size, run_threads, sampler_for, share,
+    start_search, thread_rng, utility,
 )
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
 
@@ -197,22 +196,14 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     trees = []
     for t in range(threads):
         tree = _Tree()
-        if threads == 1:
-            tree.rng = rng
-        else:
-            tree.rng = rng_seed(rng ^ (0x9E3779B97F4A7C15ULL * <uint64_t>(t + 1)))
+        tree.rng = rng if threads == 1 else thread_rng(rng, t)
         tree.plant(sampler if t == 0 else sampler_for(observation, codes, n, tree.rng),
-                   iterations // threads + (1 if t < iterations % threads else 0))
+                   share(iterations, threads, t))
         tree.w = w
         tree.time_ms, tree.c, tree.pol = time_ms, c, pol
         trees.append(tree)
-    helpers = [threading.Thread(target=tree.run) for tree in trees[1:]]
-    for helper in helpers:
-        helper.start()
-    tree = trees[0]
-    tree.grow_from(start)  # the main thread's clock has run since the decision began
-    for helper in helpers:
-        helper.join()
+    tree = trees[0]  # the main thread's clock has run since the decision began
+    run_threads(lambda: tree.grow_from(start), [other.run for other in trees[1:]])
     # Each tree's root children in turn, ties to the first seen: one tree keeps its own
     # order (the most recently expanded child first).
     for tree in trees:

@@ -269,14 +269,32 @@ cdef class _PimcThread:
     cdef double shift                 # with infer: totals are in units of exp(shift)
 
     def run(self):
+        """Search, the clock (this thread's CPU time) started now."""
+        self.search_from(now_ms())
+
+    cdef int search_from(self, double start) except -1:
         if self.sampler is None:  # made without pimc(): nothing to search
             raise ValueError("a pimc thread is made by pimc()")
         with nogil:
             self.used = pimc_chunk(
-                self.sampler.d, self.codes, self.n, self.quota, self.time_ms, now_ms(),
+                self.sampler.d, self.codes, self.n, self.quota, self.time_ms, start,
                 self.pol, &self.w, self.exact, self.side, &self.rng, self.totals,
                 self.infer, self.seat, &self.shift,
             )
+        return 0
+
+
+cdef run_threads(first, list others):
+    """Call ``first()`` on this thread while each of ``others`` runs on a thread of its
+    own; returns when all have finished."""
+    helpers = [threading.Thread(target=f) for f in others]
+    for helper in helpers:
+        helper.start()
+    try:
+        first()
+    finally:
+        for helper in helpers:
+            helper.join()
 
 
 def pimc(observation, legal_moves, int samples, double time_ms, str policy, int exact,
@@ -317,23 +335,19 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
         tasks = []
         for t in range(threads):
             task = _PimcThread()
-            task.rng = rng_seed(rng ^ (0x9E3779B97F4A7C15ULL * <uint64_t>(t + 1)))
+            task.rng = thread_rng(rng, t)
             task.sampler = sampler if t == 0 else sampler_for(observation, codes, n, task.rng)
             memcpy(task.codes, codes, n * sizeof(uint32_t))
             task.w = w
             task.n, task.pol, task.exact, task.side = n, pol, exact, side
             task.time_ms = time_ms
             task.infer, task.seat, task.shift = infer, seat, shift
-            task.quota = samples // threads + (1 if t < samples % threads else 0)
+            task.quota = share(samples, threads, t)
             for i in range(n):
                 task.totals[i] = 0
             tasks.append(task)
-        helpers = [threading.Thread(target=task.run) for task in tasks[1:]]
-        for helper in helpers:
-            helper.start()
-        tasks[0].run()
-        for helper in helpers:
-            helper.join()
+        task = tasks[0]  # the main thread's clock has run since the decision began
+        run_threads(lambda: task.search_from(start), [other.run for other in tasks[1:]])
         top = shift
         for task in tasks:
             if task.shift > top:
