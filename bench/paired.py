@@ -9,6 +9,7 @@ same deals.  For every deal pair complete in both, the first bot's mean game sco
 (``bones.match.stats.game_scores``, as the match summary counts it) is taken in each
 journal; the report is each journal's mean over those pairs and the mean of B minus A, each
 with its 95% interval (mean +- 1.96 standard errors; a score's shown clipped to 0-100%).
+A name ending in ``.gz`` is read compressed (``bench/strength.py --archive``'s copies).
 Pairing removes the deals' luck, shared by both, so the difference is much tighter than
 the two intervals suggest.
 """
@@ -16,20 +17,25 @@ the two intervals suggest.
 from __future__ import annotations
 
 import argparse
+import gzip
 import math
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from bones.match.journal import JournalReader
+from bones.match.journal import JournalError, JournalReader
 from bones.match.stats import game_scores
 
 
 def pair_scores(path: str) -> tuple[dict[int, float], dict[str, Any]]:
     """``{group: bot 0's mean game score over the deal pair}`` for the complete pairs, and
     the journal's match config."""
-    reader = JournalReader(path)
+    handle = gzip.open(path, "rb") if path.endswith(".gz") else None
+    reader = JournalReader(path, handle)
     try:
-        config = reader.config or {}  # the header's: seed, variant and bots do not change
+        if reader.config is None:
+            raise JournalError(f"{path} holds no match (no complete header line)")
+        config = reader.config  # the header's: seed, variant and bots do not change
         games: dict[int, list[float]] = {}
         seen: set[int] = set()
         for rec in reader.games(rounds=False):
@@ -58,8 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("a")
     parser.add_argument("b")
     args = parser.parse_args(argv)
-    a, config_a = pair_scores(args.a)
-    b, config_b = pair_scores(args.b)
+    try:
+        a, config_a = pair_scores(args.a)
+        b, config_b = pair_scores(args.b)
+    except (JournalError, OSError, EOFError, zlib.error) as exc:
+        parser.error(f"cannot read a journal: {exc}")
     for key in ("seed", "variant", "players"):
         if config_a.get(key) != config_b.get(key):
             parser.error(

@@ -138,3 +138,22 @@ def test_without_moves_keeps_whole_lines_only(parts: list[bytes]) -> None:
     assert out == without_moves(out)
     assert out.count(b"\n") == data[: data.rfind(b"\n") + 1].count(b"\n")
     assert not out or out.endswith(b"\n")
+
+
+def test_paired_reads_the_archive_copies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "archive"
+    run(tmp_path, 3, "--archive", str(archive), bots="expert,expert:points=0")
+    names = ("expert-vs-greedy-block2-seed0.jsonl", "expert_points0-vs-greedy-block2-seed0.jsonl")
+    capsys.readouterr()
+    assert paired.main([str(tmp_path / "journals" / n) for n in names]) == 0
+    plain = capsys.readouterr().out
+    assert paired.main([str(archive / f"{n}.gz") for n in names]) == 0
+    assert capsys.readouterr().out == plain
+
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(gzip.compress(b"x" * 200)[:30])
+    with pytest.raises(SystemExit):
+        paired.main([str(bad), str(archive / f"{names[0]}.gz")])
+    assert "cannot read a journal" in capsys.readouterr().err
