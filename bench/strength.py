@@ -13,10 +13,9 @@ two pairings the acceptance goals name (expert against greedy, pimc against mont
 from the journals without playing (a long run done in parts).  ``--archive DIR`` keeps a
 copy of each journal without the moves (gzip, about 65 bytes a game: small enough to
 commit) and brings a journal back from it on a machine that has none, so a run in parts
-survives a new machine.  The time per move is
-measured apart: each bot chooses in the same ``--positions`` mid-round positions per
-configuration (random moves from seeded deals, the median of three decisions each), one
-after the other in one process.
+survives a new machine.  The time per move is measured apart: each bot chooses in the
+same ``--positions`` mid-round positions per configuration (random moves from seeded
+deals, the median of three decisions each), one after the other in one process.
 """
 
 from __future__ import annotations
