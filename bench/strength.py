@@ -107,6 +107,13 @@ def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float, f
     return statistics.fmean(cpu), max(cpu), statistics.fmean(wall)
 
 
+def journal_name(bot: str, opponent: str, config: str, seed: int) -> str:
+    """The file name of a pairing's journal (its archive copy adds ``.gz``)."""
+    variant, players = config.split(":")
+    name = f"{bot}-vs-{opponent}-{variant}{players}-seed{seed}".replace(":", "_")
+    return f"{name.replace('=', '')}.jsonl"
+
+
 def play(
     bot: str,
     opponent: str,
@@ -127,8 +134,7 @@ def play(
         sprt=sprt,
         plugins=plugins,
     )
-    name = f"{bot}-vs-{opponent}-{variant}{players}-seed{args.seed}".replace(":", "_")
-    journal = Path(args.journals) / f"{name.replace('=', '')}.jsonl"
+    journal = Path(args.journals) / journal_name(bot, opponent, config, args.seed)
     archived = Path(args.archive) / f"{journal.name}.gz" if args.archive else None
     if archived is not None:
         restore(journal, archived)
