@@ -184,8 +184,8 @@ def restore(journal: Path, archived: Path) -> None:
 
 def keep(journal: Path, archived: Path) -> None:
     """Write the archive copy of a pairing's journal: its lines without the moves
-    (``without_moves``), compressed the same way each time, so that a pairing with no new
-    game leaves its copy as it is.  A copy holding more games than the journal is kept."""
+    (``without_moves``), compressed the same way each time, so that a journal with no new
+    line leaves its copy as it is.  A copy holding more games than the journal is kept."""
     if not journal.exists():
         return
     data = without_moves(journal.read_bytes())
