@@ -6,6 +6,7 @@ compared deal pair by deal pair."""
 from __future__ import annotations
 
 import gzip
+import io
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bones.match.journal import without_moves
+from bones.match.journal import load_record, show, without_moves
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
@@ -157,3 +158,16 @@ def test_paired_reads_the_archive_copies(
     with pytest.raises(SystemExit):
         paired.main([str(bad), str(archive / f"{names[0]}.gz")])
     assert "cannot read a journal" in capsys.readouterr().err
+
+
+def test_show_says_a_copy_has_no_moves(tmp_path: Path) -> None:
+    run(tmp_path, 1)
+    journal = tmp_path / "journals" / "expert-vs-greedy-block2-seed0.jsonl"
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(without_moves(journal.read_bytes()))
+    full, slim = io.StringIO(), io.StringIO()
+    show(load_record(journal, 1), full)
+    show(load_record(copy, 1), slim)
+    assert "its moves are not in this journal" in slim.getvalue()
+    assert "Round 1" in full.getvalue() and "Round 1" not in slim.getvalue()
+    assert slim.getvalue().splitlines()[-2:] == full.getvalue().splitlines()[-2:]  # result

@@ -805,6 +805,11 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
         return
     if not rounds and forfeit:
         print("  (no moves recorded)", file=out)
+    elif not rounds:
+        print("  (its moves are not in this journal: a copy without them, as made by", file=out)
+        print("  bones.match.journal.without_moves)", file=out)
+        _print_result(record, sides, seats, out)
+        return
     for index, entry in enumerate(rounds):
         try:
             recorded = Round.from_msgpack(base64.b64decode(entry["round"], validate=True))
@@ -897,6 +902,13 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
     losers = record.get("losers") or []
     if not forfeit and (list(game.winners) != list(winners) or list(game.losers) != list(losers)):
         raise _fail(record, "the winners differ from the record's")
+    _print_result(record, sides, seats, out)
+
+
+def _print_result(
+    record: Mapping[str, Any], sides: list[list[int]], seats: list[str], out: TextIO
+) -> None:
+    winners = record.get("winners") or []
     final = record.get("scores")
     print(f"\nFinal scores: {'-'.join(map(str, final)) if final else '-'}", file=out)
     if winners and len(winners) < len(sides):
