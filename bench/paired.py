@@ -17,9 +17,7 @@ the two intervals suggest.
 from __future__ import annotations
 
 import argparse
-import gzip
 import math
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,8 +28,7 @@ from bones.match.stats import game_scores
 def pair_scores(path: str) -> tuple[dict[int, float], dict[str, Any]]:
     """``{group: bot 0's mean game score over the deal pair}`` for the complete pairs, and
     the journal's match config."""
-    handle = gzip.open(path, "rb") if path.endswith(".gz") else None
-    reader = JournalReader(path, handle)
+    reader = JournalReader(path)
     try:
         if reader.config is None:
             raise JournalError(f"{path} holds no match (no complete header line)")
@@ -67,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a, config_a = pair_scores(args.a)
         b, config_b = pair_scores(args.b)
-    except (JournalError, OSError, EOFError, zlib.error) as exc:
+    except JournalError as exc:
         parser.error(f"cannot read a journal: {exc}")
     for key in ("seed", "variant", "players"):
         if config_a.get(key) != config_b.get(key):

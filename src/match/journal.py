@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gzip
 import json
 import os
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO, TypeGuard
@@ -328,7 +330,13 @@ class JournalReader:
     def __init__(self, path: str | os.PathLike[str], handle: BinaryIO | None = None) -> None:
         self.path = os.fspath(path)
         try:
-            self.f = handle if handle is not None else open(self.path, "rb")
+            self.f: BinaryIO | gzip.GzipFile
+            if handle is not None:
+                self.f = handle
+            elif self.path.endswith(".gz"):  # a compressed copy (bench/strength.py --archive)
+                self.f = gzip.open(self.path, "rb")
+            else:
+                self.f = open(self.path, "rb")
         except OSError as exc:
             raise JournalError(
                 f"cannot read the journal {self.path}: {exc.strerror or exc}"
@@ -364,18 +372,21 @@ class JournalReader:
         if self._pending is not None:
             line, self._pending = self._pending, None
         else:
-            try:
-                line = self.f.readline()
-            except OSError as exc:
-                raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
+            line = self._readline()
         if not line:
             return None
         self.line += 1
         return line
 
+    def _readline(self) -> bytes:
+        try:
+            return self.f.readline()
+        except (OSError, EOFError, zlib.error) as exc:  # EOFError, zlib.error: a cut .gz
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
+
     def _rest_is_blank(self) -> bool:
         while True:
-            line = self.f.readline()
+            line = self._readline()
             if not line:
                 return True
             if line.strip():
