@@ -275,6 +275,23 @@ def test_resume_gives_the_uninterrupted_table(tmp_path, half_line, capsys):
     assert sum(1 for line in raw if '"type":"game"' in line) == 12  # nothing duplicated
 
 
+@pytest.mark.parametrize("tail", [b"", b'{"type":"game","id":'])
+def test_resume_of_a_finished_match_leaves_its_journal(tmp_path, tail):
+    """Nothing left to play: no resume line is written (a driver that resumes every
+    pairing of a finished run keeps its journals byte for byte); a cut-short tail goes."""
+    c = _config(games=6)
+    path = tmp_path / "m.jsonl"
+    full = run_match(c, path, jobs=1)
+    full.pop("journal")
+    before = path.read_bytes()
+    path.write_bytes(before + tail)
+    for resume in (True, False):
+        again = run_match(c, path, jobs=1, resume=resume)
+        assert path.read_bytes() == before
+        again.pop("journal")
+        assert json.dumps(full, sort_keys=True) == json.dumps(again, sort_keys=True)
+
+
 def test_resume_refuses_another_match(tmp_path):
     path = tmp_path / "m.jsonl"
     run_match(_config(games=2), path, jobs=1)

@@ -728,11 +728,16 @@ class Journal:
         false) or a resume line."""
         from .. import __version__
 
-        os.ftruncate(self.fd, keep if resume else 0)
+        self.cut(keep if resume else 0)
         kind = "resume" if resume else "match"
         self._write(
             {"type": kind, "version": JOURNAL_VERSION, "bones": __version__, "config": config}
         )
+
+    def cut(self, keep: int) -> None:
+        """Cut the file to its first ``keep`` bytes (a resumed match with nothing left to
+        play writes no resume line)."""
+        os.ftruncate(self.fd, keep)
 
     def fds(self) -> list[int]:
         return [self.fd]

@@ -440,11 +440,16 @@ def run_match(
             warnings = reader.warnings
             for text in warnings:
                 print(f"bones: warning: {text}", file=stream)
-        jnl.start(
-            config.to_dict(),
-            resume=reader is not None,
-            keep=reader.good_bytes if reader is not None else 0,
-        )
+        if reader is not None and (
+            tally.decision is not None or len(done) == total
+        ):  # nothing to play: the journal stays as it is, less a cut-short tail
+            jnl.cut(reader.good_bytes)
+        else:
+            jnl.start(
+                config.to_dict(),
+                resume=reader is not None,
+                keep=reader.good_bytes if reader is not None else 0,
+            )
     except BaseException:
         if reader is not None:
             reader.close()
