@@ -735,8 +735,7 @@ class Journal:
         )
 
     def cut(self, keep: int) -> None:
-        """Cut the file to its first ``keep`` bytes (a resumed match with nothing left to
-        play writes no resume line)."""
+        """Cut the file to its first ``keep`` bytes (a line cut short by a kill goes)."""
         os.ftruncate(self.fd, keep)
 
     def fds(self) -> list[int]:

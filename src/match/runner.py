@@ -440,10 +440,9 @@ def run_match(
             warnings = reader.warnings
             for text in warnings:
                 print(f"bones: warning: {text}", file=stream)
-        if reader is not None and (
-            tally.decision is not None or len(done) == total
-        ):  # nothing to play: the journal stays as it is, less a cut-short tail
-            jnl.cut(reader.good_bytes)
+        pending = [g for g in range(total) if g not in done]
+        if reader is not None and (not pending or tally.decision is not None):
+            jnl.cut(reader.good_bytes)  # nothing to play: no resume line
         else:
             jnl.start(
                 config.to_dict(),
@@ -458,7 +457,6 @@ def run_match(
     bar = Progress(total, stream=stream, enabled=progress)
     state = _State(the_plan, jnl, tally, bar, done, summary, pin=affinity and pin_wanted(config))
     bar.update(len(state.done), tally.status())
-    pending = [g for g in range(total) if g not in state.done]
     interrupted = False
     try:
         if pending and not state.stopped:
