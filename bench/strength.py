@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import gzip
+import json
 import os
 import random
 import statistics
@@ -107,6 +108,10 @@ def time_per_move(spec: str, rounds: list[bones.Round]) -> tuple[float, float, f
     return statistics.fmean(cpu), max(cpu), statistics.fmean(wall)
 
 
+PLAYED: dict[str, float] = {}  # the seconds of play each pairing's journal holds, by its
+# name (a pairing on the page twice, as a goal and in its table, counts once)
+
+
 def journal_name(bot: str, opponent: str, config: str, seed: int) -> str:
     """The file name of a pairing's journal (its archive copy adds ``.gz``)."""
     variant, players = config.split(":")
@@ -147,6 +152,7 @@ def play(
         summary = run_match(match, journal, jobs=args.jobs, progress=False)
     if archived is not None:
         keep(journal, archived)
+    PLAYED[journal.name] = seconds(journal)
     first = summary["bots"][0]
     est = first["estimate"]
     return {
@@ -157,6 +163,20 @@ def play(
         "hi": 100 * est["score_hi"],
         "sprt": summary["sprt"],
     }
+
+
+def seconds(journal: Path) -> float:
+    """The wall seconds of the games a journal holds, each by its own clock (a line cut
+    short by a kill is left out, as the runner leaves it out)."""
+    total = 0.0
+    with journal.open("rb") as lines:
+        for line in lines:
+            if line.startswith(b'{"type":"game"'):
+                try:
+                    total += json.loads(line)["seconds"]
+                except (ValueError, KeyError):
+                    continue
+    return total
 
 
 def _read_archive(archived: Path) -> bytes:
@@ -298,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     command = "python bench/strength.py " + " ".join(a for a in given if a != "--report")
     started = time.perf_counter()
+    PLAYED.clear()
     lines = [
         "# Strength of the bots",
         "",
@@ -442,13 +463,18 @@ def main(argv: list[str] | None = None) -> int:
             lines += dominoes_section(args)
         print(lines[-1], flush=True)
     minutes = (time.perf_counter() - started) / 60
+    hours = sum(PLAYED.values()) / 3600
+    lines += [
+        "",
+        f"The games on this page took {hours:.1f} hours of play, the sum of each game's "
+        "own wall time in the journals (`--jobs` plays that many at a time).",
+    ]
     if not args.report:
-        lines += [
-            "",
-            f"Wall time of this invocation: {minutes:.0f} minutes (games already in the "
+        lines[-1] += (
+            f" Wall time of this invocation: {minutes:.1f} minutes (games already in the "
             "journals are kept, not replayed: the same command resumes a run, and a larger "
-            "`--pairs` extends it).",
-        ]
+            "`--pairs` extends it)."
+        )
     lines.append("")
     Path(args.out).write_text("\n".join(lines))
     return 0

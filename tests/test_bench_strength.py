@@ -54,6 +54,8 @@ def test_report_plays_nothing_and_shows_the_pairs_held(tmp_path: Path) -> None:
     played = run(tmp_path, 1)
     assert "pair)" not in row(played) and "%" in row(played)
     assert "The run is not finished" not in played and "Wall time" in played
+    journal = tmp_path / "journals" / "expert-vs-greedy-block2-seed0.jsonl"
+    assert f"took {strength.seconds(journal) / 3600:.1f} hours of play" in played
 
     page = run(tmp_path, 2, "--report")
     cell = row(page).split(" | ")[-1]
@@ -171,3 +173,14 @@ def test_show_says_a_copy_has_no_moves(tmp_path: Path) -> None:
     assert "its moves are not in this journal" in slim.getvalue()
     assert "Round 1" in full.getvalue() and "Round 1" not in slim.getvalue()
     assert slim.getvalue().splitlines()[-2:] == full.getvalue().splitlines()[-2:]  # result
+
+
+def test_seconds_sums_the_games_and_skips_a_line_cut_short(tmp_path: Path) -> None:
+    journal = tmp_path / "j.jsonl"
+    journal.write_text(
+        '{"type":"match","games":3}\n'
+        '{"type":"game","id":0,"seconds":1.5}\n'
+        '{"type":"game","id":1,"seconds":2.25}\n'
+        '{"type":"game","id":2,"seco'
+    )
+    assert strength.seconds(journal) == 3.75
