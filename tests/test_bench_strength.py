@@ -55,6 +55,8 @@ def test_report_plays_nothing_and_shows_the_pairs_held(tmp_path: Path) -> None:
     assert "pair)" not in row(played) and "%" in row(played)
     assert "The run is not finished" not in played and "Wall time" in played
     journal = tmp_path / "journals" / "expert-vs-greedy-block2-seed0.jsonl"
+    assert strength.PLAYED == {journal.name: strength.seconds(journal)}
+    assert strength.seconds(journal) > 0
     assert f"took {strength.seconds(journal) / 3600:.1f} hours of play" in played
 
     page = run(tmp_path, 2, "--report")
