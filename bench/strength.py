@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import gzip
-import json
 import os
 import random
 import statistics
@@ -35,7 +34,7 @@ from typing import Any
 
 import bones
 from bones.match import MatchConfig, run_match
-from bones.match.journal import without_moves
+from bones.match.journal import JournalReader, without_moves
 from bones.match.report import summarize_journal
 from bones.match.stats import SPRT
 
@@ -166,17 +165,13 @@ def play(
 
 
 def seconds(journal: Path) -> float:
-    """The wall seconds of the games a journal holds, each by its own clock (a line cut
-    short by a kill is left out, as the runner leaves it out)."""
-    total = 0.0
-    with journal.open("rb") as lines:
-        for line in lines:
-            if line.startswith(b'{"type":"game"'):
-                try:
-                    total += json.loads(line)["seconds"]
-                except (ValueError, KeyError):
-                    continue
-    return total
+    """The wall seconds of the games a journal holds, each by its own clock (read as the
+    summary reads them: each game once, a line cut short by a kill left out)."""
+    reader = JournalReader(journal)
+    try:
+        return sum(float(game.get("seconds") or 0) for game in reader.games(rounds=False))
+    finally:
+        reader.close()
 
 
 def _read_archive(archived: Path) -> bytes:

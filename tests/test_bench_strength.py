@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -178,11 +179,14 @@ def test_show_says_a_copy_has_no_moves(tmp_path: Path) -> None:
 
 
 def test_seconds_sums_the_games_and_skips_a_line_cut_short(tmp_path: Path) -> None:
+    run(tmp_path, 1)
+    played = tmp_path / "journals" / "expert-vs-greedy-block2-seed0.jsonl"
+    header, *games = played.read_bytes().splitlines(keepends=True)
+    timed = []
+    for line, value in zip(games, (1.5, 2.25), strict=True):
+        rec = json.loads(line)
+        rec["seconds"] = value
+        timed.append(json.dumps(rec, separators=(",", ":")).encode() + b"\n")
     journal = tmp_path / "j.jsonl"
-    journal.write_text(
-        '{"type":"match","games":3}\n'
-        '{"type":"game","id":0,"seconds":1.5}\n'
-        '{"type":"game","id":1,"seconds":2.25}\n'
-        '{"type":"game","id":2,"seco'
-    )
+    journal.write_bytes(header + b"".join(timed) + timed[0][: len(timed[0]) // 2])
     assert strength.seconds(journal) == 3.75
