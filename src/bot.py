@@ -159,7 +159,9 @@ class BotSpec:
     makes one (``factory(seed=..., **options)``, usually the :class:`Bot` subclass
     itself), a one-line ``description``, its ``options`` (name -> :class:`bones.Option`;
     ``seed`` is implicit and reserved), the ``variants`` it plays (``None``: every
-    variant) and the ``plugin`` that registered it (filled in by the registry)."""
+    variant), the rule families (``bases``, e.g. ``("straight", "kozel")``) it plays
+    (``None``: every family; a bot compiled against one core declares that core's
+    families) and the ``plugin`` that registered it (filled in by the registry)."""
 
     name: str
     factory: Callable[..., Bot] = field(compare=False)
@@ -167,6 +169,7 @@ class BotSpec:
     options: Mapping[str, Option] = field(default_factory=dict, hash=False)
     variants: tuple[str, ...] | None = None
     plugin: str = ""
+    bases: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -190,10 +193,12 @@ class BotSpec:
             if not option.accepts(option.default):
                 raise TypeError(f"bot {self.name!r}: the default of option {key!r} is not allowed")
         object.__setattr__(self, "options", MappingProxyType(dict(options)))
-        if self.variants is not None:
-            if isinstance(self.variants, str):
-                raise TypeError(f"bot {self.name!r}: variants must be a tuple of names or None")
-            object.__setattr__(self, "variants", tuple(self.variants))
+        for attr in ("variants", "bases"):
+            names = getattr(self, attr)
+            if names is not None:
+                if isinstance(names, str):
+                    raise TypeError(f"bot {self.name!r}: {attr} must be a tuple of names or None")
+                object.__setattr__(self, attr, tuple(names))
 
     @property
     def all_options(self) -> dict[str, Option]:
@@ -201,8 +206,25 @@ class BotSpec:
         return {**self.options, "seed": SEED_OPTION}
 
     def supports(self, variant: str) -> bool:
-        """Whether the bot plays ``variant`` (by name)."""
-        return self.variants is None or variant in self.variants
+        """Whether the bot plays ``variant`` (by name): it is among ``variants`` and its
+        rule family among ``bases``."""
+        if self.variants is not None and variant not in self.variants:
+            return False
+        if self.bases is None:
+            return True
+        from .registry import variant as lookup
+
+        return lookup(variant).base in self.bases
+
+    @property
+    def plays(self) -> str:
+        """What the bot plays, in words (for error messages and ``bones bots``)."""
+        parts = []
+        if self.variants is not None:
+            parts.append("variants " + ", ".join(self.variants))
+        if self.bases is not None:
+            parts.append("the rule families " + ", ".join(self.bases))
+        return " of ".join(parts) if parts else "all variants"
 
     def resolve(self, **options: Any) -> dict[str, Any]:
         """Check ``options`` (``seed`` included); return every option's value, defaults
@@ -230,6 +252,7 @@ class BotSpec:
             "plugin": self.plugin,
             "description": self.description,
             "variants": None if self.variants is None else list(self.variants),
+            "bases": None if self.bases is None else list(self.bases),
             "factory": _qualname(self.factory),
             "options": {k: o.to_dict() for k, o in self.all_options.items()},
         }

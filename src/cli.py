@@ -181,7 +181,7 @@ def cmd_bots(args: argparse.Namespace, out: TextIO) -> int:
     for i, b in enumerate(chosen):
         if i:
             print(file=out)
-        variants = "all variants" if b.variants is None else "variants " + ", ".join(b.variants)
+        variants = b.plays
         print(f"{b.name}  (plugin {b.plugin}; {variants})", file=out)
         print(f"  {b.description}", file=out)
         options = b.all_options

@@ -22,20 +22,69 @@ from .errors import OptionError
 __all__ = [
     "BASES",
     "BASE_OPTIONS",
+    "DOUBLE_SIX_BASES",
     "MAX_INT_OPTION",
     "MAX_TILES",
+    "SET_TILES",
+    "STANDARD_HANDS",
+    "TRAIN_BASES",
     "Option",
     "Variant",
     "at_least",
     "check_base",
+    "max_players",
     "show",
 ]
 
+#: The rule families of the train games, played on the wide-set core (``bones.core.trains``)
+#: with double-6, double-9 or double-12 sets, 2 to 8 players and an engine double per round.
+TRAIN_BASES = ("trains", "chicken_foot")
+
+#: The rule families of the double-six core (``bones.core.round``).
+DOUBLE_SIX_BASES = ("straight", "multiplayer", "kozel", "block", "draw")
+
 #: The core rule families a variant can run on.
-BASES = ("straight", "multiplayer", "kozel", "block", "draw")
+BASES = DOUBLE_SIX_BASES + TRAIN_BASES
 
 #: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
 MAX_TILES = 28
+
+#: Tiles in each set the train families play with (option ``set``).
+SET_TILES: Mapping[str, int] = MappingProxyType({"double-6": 28, "double-9": 55, "double-12": 91})
+
+#: The standard deal of the train families (``hand_size="standard"``): tiles per player,
+#: by set and player count (docs/rules.md gives the sources).
+STANDARD_HANDS: Mapping[str, Mapping[str, Mapping[int, int]]] = MappingProxyType(
+    {
+        "trains": MappingProxyType(
+            {
+                "double-12": MappingProxyType({2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 10, 8: 10}),
+                "double-9": MappingProxyType({2: 10, 3: 10, 4: 10, 5: 8, 6: 8, 7: 6, 8: 6}),
+                "double-6": MappingProxyType({2: 7, 3: 6, 4: 5, 5: 4, 6: 4, 7: 3, 8: 3}),
+            }
+        ),
+        "chicken_foot": MappingProxyType(
+            {
+                "double-12": MappingProxyType({2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 10, 8: 10}),
+                "double-9": MappingProxyType({2: 9, 3: 7, 4: 7, 5: 7, 6: 7, 7: 6, 8: 6}),
+                "double-6": MappingProxyType({2: 7, 3: 6, 4: 5, 5: 4, 6: 4, 7: 3, 8: 3}),
+            }
+        ),
+    }
+)
+
+
+def max_players(base: str) -> int:
+    """The most players a rule family seats: 8 for the train games, else 4."""
+    return 8 if base in TRAIN_BASES else 4
+
+
+def set_size(base: str, options: Mapping[str, Any]) -> int:
+    """Tiles a deal of ``base`` with resolved ``options`` can hand out: the double-six set,
+    or for the train games the chosen set less the round's engine double."""
+    if base in TRAIN_BASES:
+        return SET_TILES[options["set"]] - 1
+    return MAX_TILES
 
 #: The largest value a free integer option (``target``, ``open_threshold``) may take: the
 #: core keeps scores and the target in 32-bit fields, and a game needs room to pass it.
@@ -208,9 +257,9 @@ class Option:
         if not isinstance(value, Mapping):
             return None
         per = _int_keys(value)
-        if per is None or len(per) != len(value) or any(not 2 <= n <= 4 for n in per):
+        if per is None or len(per) != len(value) or any(not 2 <= n <= 8 for n in per):
             raise OptionError(
-                f"option {self.name!r} as a dict must map player counts (2 to 4, as ints or "
+                f"option {self.name!r} as a dict must map player counts (2 to 8, as ints or "
                 f"digit strings) to values; got {_shown(value)}"
             )
         return per
@@ -289,7 +338,7 @@ def _jsonable(value: object) -> Any:
 @dataclass(frozen=True)
 class Domain:
     """The values a core rule family understands for one option: ``choices`` (compared
-    type-strictly) or, with ``choices=None``, the ints from ``low`` to ``high``.
+    type-strictly) and/or the ints from ``low`` to ``high`` (``high=0``: no ints).
     ``required``: the family (or the game) reads the option unconditionally, so a variant
     on that family must declare it."""
 
@@ -299,15 +348,19 @@ class Domain:
     required: bool = False
 
     def accepts(self, value: object) -> bool:
-        if self.choices is not None:
-            return any(_same(value, c) for c in self.choices)
+        if self.choices is not None and any(_same(value, c) for c in self.choices):
+            return True
+        if self.choices is not None and not self.high:
+            return False
         return _is_int(value) and self.low <= value <= self.high  # type: ignore[operator]
 
     @property
     def allowed(self) -> str:
-        if self.choices is not None:
-            return "one of " + ", ".join(repr(c) for c in self.choices)
-        return f"an int from {self.low} to {self.high}"
+        span = f"an int from {self.low} to {self.high}"
+        if self.choices is None:
+            return span
+        picks = "one of " + ", ".join(repr(c) for c in self.choices)
+        return f"{picks} or {span}" if self.high else picks
 
 
 def _pick(*choices: Any, required: bool = False) -> Domain:
@@ -322,6 +375,10 @@ _BOOL = _pick(False, True)
 _HAND = _span(1, MAX_TILES, required=True)  # players * hand_size <= 28 is checked too
 _TARGET = _span(1, MAX_INT_OPTION)
 _RESERVE = _pick(0, 1, 2, required=True)
+#: A train game's deal: "standard" (by set and players, STANDARD_HANDS) or tiles per player.
+_TRAIN_HAND = Domain(choices=("standard",), low=1, high=SET_TILES["double-12"] - 1, required=True)
+_SET = _pick("double-12", "double-9", "double-6", required=True)
+_ZERO_DOUBLE = _pick(0, 50)
 
 #: Per core rule family: every option it (or :class:`~bones.Game`) reads and the values it
 #: understands.  A registered variant may declare only these options, must declare the
@@ -390,6 +447,22 @@ BASE_OPTIONS: Mapping[str, Mapping[str, Domain]] = MappingProxyType(
             }
         ),
         "block": MappingProxyType({"hand_size": _HAND, "teams_with_4": _pick(True)}),
+        "trains": MappingProxyType(
+            {
+                "set": _SET,
+                "hand_size": _TRAIN_HAND,
+                "zero_double": _ZERO_DOUBLE,
+                "first_turn_own_train": _BOOL,
+            }
+        ),
+        "chicken_foot": MappingProxyType(
+            {
+                "set": _SET,
+                "hand_size": _TRAIN_HAND,
+                "zero_double": _ZERO_DOUBLE,
+                "engine_toes": _pick(6, 4),
+            }
+        ),
         "draw": MappingProxyType(
             {
                 "hand_size": _HAND,
@@ -466,8 +539,11 @@ class Variant:
                 f"{self.name}: base must be one of {', '.join(map(repr, BASES))}; got {self.base!r}"
             )
         players = tuple(self.players)
-        if not players or any(not _is_int(n) or not 2 <= n <= 4 for n in players):
-            raise OptionError(f"{self.name}: players must be counts from 2 to 4; got {players!r}")
+        most = max_players(self.base)
+        if not players or any(not _is_int(n) or not 2 <= n <= most for n in players):
+            raise OptionError(
+                f"{self.name}: players must be counts from 2 to {most}; got {players!r}"
+            )
         object.__setattr__(self, "players", players)
         options = self.options
         if not isinstance(options, Mapping):
@@ -488,7 +564,7 @@ class Variant:
         ``hand_size`` comes back as the int for this player count.  Raises
         :class:`~bones.errors.OptionError` naming the variant, the option and the allowed
         values for an unknown option, a value outside the choices, a player count the
-        variant does not allow, or a deal that needs more than 28 tiles.
+        variant does not allow, or a deal that needs more tiles than the set has.
         """
         if not _is_int(players) or players not in self.players:
             raise OptionError(
@@ -506,6 +582,8 @@ class Variant:
             value = overrides.get(name, option.default)
             resolved[name] = option.resolve(self.name, value, players)
         family = BASE_OPTIONS[self.base]
+        tiles = set_size(self.base, resolved)
+        standard = STANDARD_HANDS[self.base][resolved["set"]] if self.base in TRAIN_BASES else {}
         for name, value in resolved.items():
             domain = family.get(name)
             if domain is None:
@@ -519,17 +597,16 @@ class Variant:
                         f"{self.base} rule family understands); got {brief(item)}"
                         + ("" if count == players else f" for {count} players")
                     )
-                if name == "hand_size" and count * item > MAX_TILES:
+                if name == "hand_size" and item == "standard":
+                    item = standard[count]
+                if name == "hand_size" and count * item > tiles:
                     raise OptionError(
                         f"{self.name}: option 'hand_size' {item} with {count} players needs "
-                        f"{count * item} tiles; the set has {MAX_TILES}"
+                        f"{count * item} tiles; the set has {tiles}"
+                        + (" besides the engine double" if standard else "")
                     )
-        hand_size = resolved.get("hand_size")
-        if isinstance(hand_size, int) and players * hand_size > MAX_TILES:
-            raise OptionError(
-                f"{self.name}: option 'hand_size' {hand_size} with {players} players needs "
-                f"{players * hand_size} tiles; the set has {MAX_TILES}"
-            )
+        if resolved.get("hand_size") == "standard":
+            resolved["hand_size"] = standard[players]
         resolved["players"] = players
         return resolved
 

@@ -353,9 +353,9 @@ cdef Py_ssize_t _deliver(Round round, list observers, Py_ssize_t seen) except -1
     return n
 
 
-def play_round(Round round not None, bots):
-    """Play ``round`` (a :class:`bones.Round`) to its end with ``bots[seat]`` for each seat;
-    return its :class:`~bones.RoundResult`.
+def play_round(round not None, bots):
+    """Play ``round`` (a :class:`bones.Round`, or a train game's round) to its end with
+    ``bots[seat]`` for each seat; return its :class:`~bones.RoundResult`.
 
     Each bot gets ``start_round(round.observation(seat))``; then every event already in
     the round and every public event that follows, in order, through ``observe``; the bot
@@ -366,6 +366,12 @@ def play_round(Round round not None, bots):
     A hook that a bot keeps from :class:`bones.Bot` (which does nothing) is not called,
     and its observations are not built.
     """
+    if type(round) is not Round:
+        return _play_other(round, bots)
+    return _play(<Round>round, bots)
+
+
+cdef object _play(Round round, bots):
     cdef tuple seats = tuple(bots)
     cdef int players = round.rules.c.players, seat, i
     cdef list observers
@@ -414,4 +420,48 @@ def play_round(Round round not None, bots):
     for seat in range(players):
         if not _noop(seats[seat], END_ROUND):
             _hook(seat, seats[seat], END_ROUND, (result, round._observation(seat)))
+    return result
+
+
+cdef object _play_other(round, bots):
+    """:func:`play_round` for a round of another core (the train games): the same hooks in
+    the same order, through the round's Python face (``observation``, ``legal_moves``,
+    ``play``, ``public_events``).  A bot's answer must be one of the legal move objects'
+    own type and among them: a look-alike may lie."""
+    cdef tuple seats = tuple(bots)
+    cdef int players = round.players, seat
+    cdef Py_ssize_t seen = 0, n
+    _imports()
+    if len(seats) != players:
+        raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
+    observers = [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
+    for seat in range(players):
+        if not _noop(seats[seat], START_ROUND):
+            _hook(seat, seats[seat], START_ROUND, (round.observation(seat),))
+    while True:
+        if observers:
+            events = round.public_events
+            n = len(events)
+            for i in range(seen, n):
+                for s, bot in observers:
+                    _hook(s, bot, OBSERVE, (events[i],))
+            seen = n
+        if round.is_over:
+            break
+        seat = round.to_move
+        observation = round.observation(seat)
+        legal = tuple(round.legal_moves)
+        move = _hook(seat, seats[seat], CHOOSE, (observation, legal))
+        if not legal or type(move) is not type(legal[0]) or move not in legal:
+            raise _BotError(
+                seat,
+                f"choose() returned {describe(move)}, which is not legal; legal: "
+                + ", ".join(map(str, legal)),
+            )
+        round.play(move)  # the engine's: an error here is not the bot's
+        PyErr_CheckSignals()
+    result = round.result
+    for seat in range(players):
+        if not _noop(seats[seat], END_ROUND):
+            _hook(seat, seats[seat], END_ROUND, (result, round.observation(seat)))
     return result

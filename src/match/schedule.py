@@ -486,8 +486,10 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
     for text in config.bots:
         bspec = check_spec(text)  # OptionError: the grammar, the known bots, the options
         if not bspec.supports(spec.name):
-            plays = ", ".join(bspec.variants or ())
-            raise MatchError(f"bot {bspec.name!r} does not play {spec.name}; it plays: {plays}")
+            raise MatchError(
+                f"bot {bspec.name!r} does not play {spec.name} (rule family {spec.base}); "
+                f"it plays {bspec.plays}"
+            )
     from ..core.round import Round
 
     sides = tuple(

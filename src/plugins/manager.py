@@ -35,6 +35,7 @@ ENTRY_POINT_GROUP = "bones"
 #: Plugin modules that ship with bones, registered before any third-party plugin.
 BUILTIN_PLUGINS = (
     "bones.plugins.builtin_variants",
+    "bones.plugins.train_variants",
     "bones.plugins.builtin_bots",
     "bones.plugins.search_bots",
 )

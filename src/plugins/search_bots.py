@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bot import Bot, BotSpec
 from ..registry import variant as lookup_variant
-from ..variant import Option
+from ..variant import DOUBLE_SIX_BASES, Option
 from . import hookimpl
 
 if TYPE_CHECKING:
@@ -330,12 +330,14 @@ SPECS = (
         "expert",
         Expert,
         "Weighted heuristics per variant, compiled: points, replies, voids, blocking, Kozel",
+        bases=DOUBLE_SIX_BASES,
         options=dict(_WEIGHT_OPTIONS),
     ),
     BotSpec(
         "montecarlo",
         MonteCarlo,
         "Samples the hidden tiles exactly and plays every legal move out at random",
+        bases=DOUBLE_SIX_BASES,
         options={
             "simulations": Option(
                 "simulations",
@@ -350,6 +352,7 @@ SPECS = (
         "pimc",
         PIMC,
         "Exact samples; every legal move played out by a fast policy, exact endgames",
+        bases=DOUBLE_SIX_BASES,
         options={
             "samples": Option(
                 "samples",
@@ -386,6 +389,7 @@ SPECS = (
         "ismcts",
         ISMCTS,
         "Information-set MCTS on exact samples, playouts by a fast policy",
+        bases=DOUBLE_SIX_BASES,
         options={
             "iterations": Option(
                 "iterations",
