@@ -31,14 +31,14 @@ import msgpack
 from bones.core.rng cimport rng_seed
 from bones.core.tiles cimport short_repr
 from bones.core.trainstate cimport (
-    EV_DRAW, EV_PASS, EV_PLACE, LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_BLOCKED, TR_CF_BIT,
+    EV_DRAW, EV_PLACE, LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_CF_BIT,
     TR_MAX_PLIES, TR_MEXICAN, TR_OUT, TR_PLAYING, TEvent, TrainState, move_target, move_tile,
     ts_copy, ts_deal_random, ts_find, ts_init, ts_penalty, ts_play, ts_playout, ts_set_tiles,
     ts_undo,
 )
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, SetTile, to_wide_index, w_and, w_andnot,
-    w_any, w_bit, w_count, w_eq, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    w_count, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
 )
 
 from bones.errors import IllegalMove, OptionError
@@ -145,7 +145,7 @@ cdef TrainMove _move_of(int code):
 
 cdef int _parse(str text) except -1:
     """The code of the move written text; ValueError if it is not one."""
-    cdef int t, target
+    cdef int t
     if len(text) <= 40:
         tile, sep, where = text.strip().partition("@")
         where = where.strip().upper()
@@ -712,7 +712,7 @@ cdef class TrainRound:
                  f"{self.st.engine}-{self.st.engine}, {self.st.players} players"]
         if self.st.layout == LAYOUT_TRAINS:
             laid = {}
-            for seat, tile, target in self.placements:
+            for _who, tile, target in self.placements:
                 laid.setdefault(target, []).append(tile)
             for i, (open_v, n, public) in enumerate(self.trains):
                 name = "M" if i == self.st.players else f"P{i}"

@@ -73,8 +73,7 @@ ctypedef struct TrainState:
     uint8_t passes               # consecutive passes
     int8_t out_seat              # the seat that went out, else -1
     int8_t forced                # the tile just drawn, which the mover must place; else -1
-    int8_t pending               # trains: train of the unsatisfied double; chicken: the
-                                 # double (tile) whose toes are due; -1 for none
+    int8_t pending               # -1, or trains: the pending double's train; chicken: its tile
     uint8_t toes                 # chicken foot: toes still due on the pending double
     uint8_t train_open[9]        # trains: each train's open number (E while empty)
     uint8_t train_len[9]         # trains: tiles on each train
@@ -82,11 +81,11 @@ ctypedef struct TrainState:
     W128 ends_by[13]             # chicken: per number v, the tiles whose free end shows v
     uint8_t free_num[91]         # chicken: the free number of a non-double tile on the table
     int32_t n_moves              # legal moves of to_move
-    uint16_t moves[TR_MAX_MOVES] # the legal moves
+    uint16_t moves[TR_MAX_MOVES]  # the legal moves
     int32_t n_plies              # moves made
     int32_t n_events             # events so far (the forced ones before the first move too)
     TPly plies[TR_MAX_PLIES]     # undo stack
-    TEvent events[TR_MAX_EVENTS] # every placement, draw and pass in order
+    TEvent events[TR_MAX_EVENTS]  # every placement, draw and pass in order
 
 
 cdef int ts_init(TrainState* s, int layout, int set_max, int engine, int players,

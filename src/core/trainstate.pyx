@@ -23,7 +23,7 @@ from libc.string cimport memcpy
 from bones.core.rng cimport rng_below
 from bones.core.wideset cimport (
     W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_NUM, WIDE_SET, w_and, w_andnot, w_any, w_bit,
-    w_clear, w_count, w_first, w_has, w_pips, w_rest, w_set, w_zero,
+    w_clear, w_first, w_pips, w_rest, w_set, w_zero,
 )
 
 
