@@ -276,8 +276,13 @@ def full_hands(set_max=6, engine=6, players=2, size=5):
 def test_from_deal_full_deal():
     hands, stock = full_hands()
     r = TrainRound.from_deal("trains", set_max=6, hands=hands, stock=stock, engine=6)
-    assert r.hand_sizes[0] + r.hand_sizes[1] + r.stock_size == 27 or r.events
+    assert sum(r.hand_sizes) + r.stock_size + len(r.placements) == 27
     assert not r.is_partial
+    same = TrainRound.from_deal(
+        "trains", set_max=6, hands=hands, stock=stock, engine=6, partial=True
+    )
+    assert not same.is_partial and same == r  # partial=True allows, it does not mark
+    assert six("trains", [["1-2"], ["3-4"]]).is_partial
 
 
 @pytest.mark.parametrize(
@@ -549,8 +554,29 @@ def test_msgpack_replays_and_checks_the_moves():
         TrainRound.from_msgpack(msgpack.packb(obj))
     obj = msgpack.unpackb(r.to_msgpack())
     obj[9] = False  # claims a full deal
-    with pytest.raises(ValueError, match="corrupt"):
+    with pytest.raises(ValueError, match="corrupt.*partial=True"):
         TrainRound.from_msgpack(msgpack.packb(obj))
+    hands, stock = full_hands()
+    full = TrainRound.from_deal("trains", set_max=6, hands=hands, stock=stock, engine=6)
+    obj = msgpack.unpackb(full.to_msgpack())
+    assert obj[9] is False
+    obj[9] = True  # a full deal marked partial
+    with pytest.raises(ValueError, match="marked partial"):
+        TrainRound.from_msgpack(msgpack.packb(obj))
+
+
+def test_pickle_and_copy_module():
+    import copy
+    import pickle
+
+    r = TrainRound.deal("chicken_foot", players=3, seed=2)
+    r.play(0)
+    assert pickle.loads(pickle.dumps(r)) == r
+    assert copy.deepcopy(r) == r and copy.copy(r) is not r
+    m = r.moves[0]
+    assert pickle.loads(pickle.dumps(m)) is m
+    t = m.tile
+    assert pickle.loads(pickle.dumps(t)) is t
 
 
 # --- hidden information ----------------------------------------------------------------

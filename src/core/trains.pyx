@@ -312,7 +312,8 @@ cdef class TrainRound:
         per seat, ``stock`` top (next drawn) first; ``moves`` are replayed in order.
 
         The deal must be full (equal hands; every tile of the set but the engine double in
-        a hand or the stock) unless ``partial=True`` (any non-empty hands, any stock)."""
+        a hand or the stock) unless ``partial=True`` (any non-empty hands, any stock;
+        ``is_partial`` then says whether the deal is not a full one)."""
         cdef tuple opt = _options(layout, set_max, engine, zero_double,
                                   first_turn_own_train, engine_toes)
         if type(partial) is not bool:
@@ -451,6 +452,7 @@ cdef class TrainRound:
 
     @property
     def is_partial(self):
+        """True when the deal is not a full deal (``from_deal(partial=True)``)."""
         return self.partial
 
     @property
@@ -665,6 +667,8 @@ cdef class TrainRound:
                     raise ValueError("a hand is not bytes")
             opt = _options(layout, set_max, engine, zero_double, first_turn, toes)
             self = _build(opt, [list(h) for h in hands], list(stock), leader, partial)
+            if self.partial != partial:
+                raise ValueError("a full deal marked partial")
         except Exception as exc:
             raise ValueError(f"corrupt bones train round: {exc}") from None
         for k in range(len(moves) // 2):
@@ -782,22 +786,23 @@ cdef TrainRound _build(tuple opt, list hands, list stock, object leader, bint pa
         where[t] = "stock"
         w_set(&seen, t)
         stock_c[i] = t
-    if not partial:
-        size = w_count(masks[0])
-        for i in range(1, n):
-            if w_count(masks[i]) != size:
-                raise ValueError(f"hands: seat 0 holds {size} tiles, seat {i} "
-                                 f"{w_count(masks[i])}; a full deal gives every seat the "
-                                 f"same number (pass partial=True for a hand-made position)")
-        missing = w_andnot(w_andnot(in_set, seen), w_bit(e_tile))
-        if w_any(missing):
-            raise ValueError(
-                f"stock: the hands and the stock hold {w_count(seen)} of the "
-                f"{ts_set_tiles(set_max) - 1} tiles of the {_set_name(set_max)} set less the "
-                f"engine ({wide_tile(w_first(missing))} is missing); a full deal deals them "
-                f"all (pass partial=True for a hand-made position)")
+    problem = None  # why the deal is not a full deal
+    size = w_count(masks[0])
+    for i in range(1, n):
+        if w_count(masks[i]) != size:
+            problem = (f"hands: seat 0 holds {size} tiles, seat {i} {w_count(masks[i])}; a "
+                       f"full deal gives every seat the same number")
+            break
+    missing = w_andnot(w_andnot(in_set, seen), w_bit(e_tile))
+    if problem is None and w_any(missing):
+        problem = (f"stock: the hands and the stock hold {w_count(seen)} of the "
+                   f"{ts_set_tiles(set_max) - 1} tiles of the {_set_name(set_max)} set less "
+                   f"the engine ({wide_tile(w_first(missing))} is missing); a full deal "
+                   f"deals them all")
+    if problem is not None and not partial:
+        raise ValueError(f"{problem} (pass partial=True for a hand-made position)")
     cdef TrainRound self = TrainRound.__new__(TrainRound, _NEW)
-    self.partial = partial
+    self.partial = problem is not None
     ts_init(self.st, layout, set_max, engine, n, opt[3], opt[4], opt[5], masks, stock_c,
             len(stock), lead)
     return self
