@@ -160,6 +160,28 @@ def test_drawn_tile_that_does_not_fit_is_a_pass():
     assert r.hand_sizes == (3, 1) and r.stock_size == 1 and r.to_move == 1
 
 
+def test_a_drawn_double_is_played_and_the_bonus_move_draws_again():
+    r = six("trains", [["6-3", "1-0"], ["6-5", "4-4"]], stock=["3-3", "3-2", "2-2"])
+    r.play("6-3@P0")
+    r.play("6-5@P1")
+    assert r.events[-1] == ("draw", 0, None, None)
+    assert legal(r) == {"3-3@P0"}
+    r.play("3-3@P0")
+    assert r.events[-2:] == (("place", 0, "3-3", "P0"), ("draw", 0, None, None))
+    assert r.to_move == 0 and r.pending == "P0" and legal(r) == {"3-2@P0"}
+    r.play("3-2@P0")
+    assert r.pending is None and r.stock_size == 0
+    # seat 1 draws 2-2 (fits nowhere) and passes, then nobody can place: blocked
+    assert r.result == ("blocked", None, (1, 12))
+    before = snapshot(r)
+    r.undo()
+    r.undo()
+    assert r.stock_size == 2 and [str(t) for t in r.hand(0)] == ["1-0", "3-3"]
+    r.play("3-3@P0")
+    r.play("3-2@P0")
+    assert snapshot(r) == before
+
+
 def test_first_turn_own_train():
     r = six("trains", [["6-1", "6-2"], ["6-3", "1-4"]], first_turn_own_train=True)
     assert legal(r) == {"6-1@P0", "6-2@P0"}
@@ -264,6 +286,29 @@ def test_chicken_foot_engine_with_four_toes_and_a_later_double():
     assert legal(r) == {"5-1@6-1", "5-1@5-0", "2-1@6-1", "2-1@2-0"}
 
 
+def test_chicken_foot_forced_draw_blocked_and_zero_double():
+    r = six("chicken_foot", [["1-2"], ["6-3", "0-0"]], stock=["6-0", "4-4"])
+    assert r.events == (("draw", 0, None, None),)
+    assert legal(r) == {"6-0@6-6"}
+    r = six("chicken_foot", [["0-0", "1-2"], ["3-4"]])
+    assert r.result == ("blocked", None, (53, 7))  # 0-0 counts 50 by default here
+    r = six("chicken_foot", [["0-0", "1-2"], ["3-4"]], zero_double=0)
+    assert r.result.penalties == (3, 7)
+
+
+def test_chicken_foot_out_on_a_double():
+    r = six("chicken_foot", [["6-1", "1-1"], ["6-2", "2-3", "4-0"]], engine_toes=4)
+    for move in ["6-1@6-6", "6-2@6-6"]:
+        r.play(move)
+    assert r.pending == "6-6" and legal(r) == set()  # unreachable: seat 0 holds no 6
+    r = six("chicken_foot", [["6-1", "6-4", "1-1"], ["6-2", "6-3", "2-3"]], engine_toes=4)
+    for move in ["6-1@6-6", "6-2@6-6", "6-4@6-6", "6-3@6-6"]:
+        r.play(move)
+    assert legal(r) == {"1-1@6-1"}
+    r.play("1-1@6-1")
+    assert r.result == ("out", 0, (0, 5))
+
+
 # --- validation ------------------------------------------------------------------------
 
 
@@ -353,6 +398,11 @@ def test_deal_checks_its_arguments():
     assert TrainRound.deal("trains", set_max=6, players=2, hand_size=13).stock_size <= 1
     with pytest.raises(ValueError, match="leader"):
         TrainRound.deal("trains", players=3, leader=3)
+    for kw in ({"players": 2**70}, {"hand_size": 2**70}, {"hand_size": -(2**70)}):
+        with pytest.raises(ValueError):
+            TrainRound.deal("trains", **kw)
+    with pytest.raises(ValueError):
+        random_playouts("trains", 12, 4, 15, 2**70)
 
 
 # --- play / undo / copy / msgpack ------------------------------------------------------

@@ -216,6 +216,23 @@ cdef tuple _options(object layout, object set_max, object engine, object zero_do
             first_turn_own_train, engine_toes)
 
 
+cdef int _players(object players) except -1:
+    players = _int(players, "players")
+    if not 2 <= players <= 8:
+        raise ValueError(f"players must be 2..8, got {players}")
+    return players
+
+
+cdef int _hand_size(object hand_size, int players, int set_max) except -2:
+    """hand_size checked against the set: players * hand_size <= its tiles less one."""
+    hand_size = _int(hand_size, "hand_size")
+    if not 1 <= hand_size <= 90 or players * hand_size > ts_set_tiles(set_max) - 1:
+        raise ValueError(
+            f"hand_size {hand_size} with {players} players: players * hand_size must be "
+            f"1..{ts_set_tiles(set_max) - 1} (the {_set_name(set_max)} set less the engine)")
+    return hand_size
+
+
 cdef int _seat(object seat, int players, str what) except -1:
     seat = _int(seat, what)
     if not 0 <= seat < players:
@@ -281,22 +298,16 @@ cdef class TrainRound:
         double shuffled, ``hand_size`` tiles to each seat in turn, the rest the stock."""
         cdef tuple opt = _options(layout, set_max, engine, zero_double,
                                   first_turn_own_train, engine_toes)
-        cdef int n_players = _int(players, "players"), size, lead
+        cdef int n_players, size, lead
         cdef uint64_t rng
-        if not 2 <= n_players <= 8:
-            raise ValueError(f"players must be 2..8, got {n_players}")
+        n_players = _players(players)
         if hand_size is None:
             sizes = DEFAULT_HAND_SIZES.get((layout, opt[1]))
             if sizes is None:
                 raise OptionError(f"no default hand size for {layout} with the "
                                   f"{_set_name(opt[1])} set: give hand_size")
             hand_size = sizes[n_players]
-        size = _int(hand_size, "hand_size")
-        if size < 1 or n_players * size > ts_set_tiles(opt[1]) - 1:
-            raise ValueError(
-                f"hand_size {size} with {n_players} players: players * hand_size must be "
-                f"1..{ts_set_tiles(opt[1]) - 1} (the {_set_name(opt[1])} set less the "
-                f"engine)")
+        size = _hand_size(hand_size, n_players, opt[1])
         lead = _seat(leader, n_players, "leader")
         rng = rng_seed(<uint64_t>(_int(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
         cdef TrainRound self = TrainRound.__new__(TrainRound, _NEW)
@@ -833,20 +844,17 @@ def random_playouts(layout, set_max, players, hand_size, n_rounds, seed=0, engin
     moves), ``events`` placements, draws and passes."""
     cdef tuple opt = _options(layout, set_max, engine, zero_double, first_turn_own_train,
                               engine_toes)
-    cdef int n_players = _int(players, "players"), size = _int(hand_size, "hand_size")
-    cdef long rounds = _int(n_rounds, "n_rounds"), plies, blocked = 0, events = 0
-    cdef long max_events = 0
+    cdef int n_players = _players(players)
+    cdef int size = _hand_size(hand_size, n_players, opt[1])
+    cdef long rounds, plies, blocked = 0, events = 0, max_events = 0
     cdef int lay = opt[0], smax = opt[1], eng = opt[2], zd = opt[3], ft = opt[4], toes = opt[5]
     cdef uint64_t rng = rng_seed(<uint64_t>(_int(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
     cdef double t0, t1
     cdef TrainState* s
-    if not 2 <= n_players <= 8:
-        raise ValueError(f"players must be 2..8, got {n_players}")
-    if size < 1 or n_players * size > ts_set_tiles(smax) - 1:
-        raise ValueError(f"hand_size {size} with {n_players} players: players * hand_size "
-                         f"must be 1..{ts_set_tiles(smax) - 1}")
-    if rounds < 0:
-        raise ValueError("n_rounds must be >= 0")
+    n_rounds = _int(n_rounds, "n_rounds")
+    if not 0 <= n_rounds <= 1 << 40:
+        raise ValueError(f"n_rounds must be 0..2**40, got {n_rounds}")
+    rounds = n_rounds
     s = <TrainState*>PyMem_Malloc(sizeof(TrainState))
     if s is NULL:
         raise MemoryError()
