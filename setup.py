@@ -30,6 +30,9 @@ CORE_MODULES = [
     "actions",  # learning agents: docs/envs.md
     "tensor",
     "vector",
+    "wideset",  # the double-N sets up to double-12 as 128-bit masks: the train games
+    "trainstate",  # the train games' round state in C: docs/trains.md
+    "trains",  # TrainRound: Mexican Train and Chicken Foot
 ]
 
 

@@ -1,0 +1,870 @@
+"""``TrainRound``: one round of a train game (Mexican Train, Chicken Foot), with make/unmake.
+
+The rules are TRAINS_SPEC (docs/trains.md).  Where the spec left a choice, this core
+reads it so (each also in docs/trains.md):
+
+* **blocked** is ``players`` consecutive passes *and* an empty stock (the spec says
+  "players consecutive passes, possible only with an empty stock"; with draws, a run of
+  passes can reach ``players`` while tiles remain, and then play goes on).
+* **first_turn_own_train and a pending double**: both restrictions hold, so a seat whose
+  own train is still empty may satisfy a double only when it is on its own train; otherwise
+  it draws (and passes).
+* **the bonus move** after a double (Mexican Train) is a new turn for the same seat: when it
+  cannot satisfy, it draws one tile (even if it drew before playing the double).
+* **Chicken Foot has no bonus move**: after any placement, the turn passes.
+* ``from_deal`` wants a full deal (every tile of the set but the engine in a hand or the
+  stock, equal hands) unless ``partial=True`` (hand-made positions: any non-empty hands,
+  any stock).
+* ``open_ends`` lists the targets open to the seat to move (markers, the pending double and
+  ``first_turn_own_train`` applied, hands ignored); () once the round is over.
+* ``trains`` is () in Chicken Foot.
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.number cimport PyIndex_Check
+from libc.stdint cimport uint8_t, uint64_t
+from libc.string cimport memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+import msgpack
+
+from bones.core.rng cimport rng_seed
+from bones.core.tiles cimport short_repr
+from bones.core.trainstate cimport (
+    EV_DRAW, EV_PLACE, LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_CF_BIT,
+    TR_MAX_PLIES, TR_MEXICAN, TR_OUT, TR_PLAYING, TEvent, TrainState, move_target, move_tile,
+    ts_copy, ts_deal_random, ts_find, ts_init, ts_penalty, ts_play, ts_playout, ts_set_tiles,
+    ts_undo,
+)
+from bones.core.wideset cimport (
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    w_count, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
+)
+
+from bones.errors import IllegalMove, OptionError
+from bones.trains_records import TrainObservation, TrainResult
+
+SCHEMA = "bones.trainround"
+SCHEMA_VERSION = 1
+LAYOUTS = ("trains", "chicken_foot")
+SETS = (6, 9, 12)
+
+#: Default hand sizes by layout, set and player count (TRAINS_SPEC); ``deal`` uses them
+#: when ``hand_size`` is None.  The double-6 set has none: give hand_size.
+DEFAULT_HAND_SIZES = {
+    ("trains", 12): {2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 10, 8: 10},
+    ("trains", 9): {2: 10, 3: 10, 4: 10, 5: 8, 6: 8, 7: 6, 8: 6},
+    ("chicken_foot", 9): {2: 13, 3: 10, 4: 10, 5: 8, 6: 7, 7: 6, 8: 5},
+    ("chicken_foot", 12): {2: 20, 3: 15, 4: 13, 5: 11, 6: 10, 7: 8, 8: 7},
+}
+
+cdef object _NEW = object()  # the token that lets this module construct rounds and moves
+cdef int _MAX_BYTES = 1 << 14  # no round's msgpack comes near this (about 400 bytes)
+cdef dict _MOVES = {}          # interned TrainMove objects by code
+cdef tuple _KINDS = ("place", "draw", "pass")
+_PACKER = msgpack.Packer(use_bin_type=True)
+
+
+# --- moves -----------------------------------------------------------------------------
+
+cdef str _target_text(int code):
+    cdef int target = move_target(code)
+    if code & TR_CF_BIT:
+        return str(wide_tile(target))
+    return "M" if target == TR_MEXICAN else f"P{target}"
+
+
+cdef class TrainMove:
+    """A placement of a train game: ``12-5@M`` (on the Mexican train), ``7-3@P1`` (on seat
+    1's train), ``9-4@9-9`` (Chicken Foot: on the end hanging from 9-9).  The text parses
+    back with ``TrainMove.parse``; instances are interned."""
+
+    def __cinit__(self, *args):
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError("use TrainMove.parse('12-5@M') or pick from round.legal_moves")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use TrainMove.parse('12-5@M') or pick from round.legal_moves")
+
+    @staticmethod
+    def parse(object text):
+        """The move written ``text``; TypeError for a non-str, ValueError for a str that
+        is not a train move."""
+        if not isinstance(text, str):
+            raise TypeError(f"TrainMove.parse takes the text of a move, not "
+                            f"{type(text).__name__}")
+        return _move_of(_parse(<str>text))
+
+    @property
+    def tile(self):
+        """The tile placed (a SetTile)."""
+        return wide_tile(move_tile(self.code))
+
+    @property
+    def target(self):
+        """``"M"``, ``"P{seat}"`` or (Chicken Foot) the text of the anchor tile."""
+        return _target_text(self.code)
+
+    @property
+    def tile2(self):
+        """Always None (the train games place one tile per move)."""
+        return None
+
+    @property
+    def kind(self):
+        return "place"
+
+    def __str__(self):
+        if self._text is None:
+            self._text = f"{wide_tile(move_tile(self.code))}@{_target_text(self.code)}"
+        return self._text
+
+    def __repr__(self):
+        return f"TrainMove.parse('{self}')"
+
+    def __hash__(self):
+        return self.code
+
+    def __eq__(self, other):
+        if isinstance(other, TrainMove):
+            return self.code == (<TrainMove>other).code
+        return NotImplemented
+
+    def __reduce__(self):
+        return (TrainMove.parse, (str(self),))
+
+
+cdef TrainMove _move_of(int code):
+    cdef TrainMove m = _MOVES.get(code)
+    if m is None:
+        m = TrainMove.__new__(TrainMove, _NEW)
+        m.code = code
+        _MOVES[code] = m
+    return m
+
+
+cdef int _parse(str text) except -1:
+    """The code of the move written text; ValueError if it is not one."""
+    cdef int t
+    if len(text) <= 40:
+        tile, sep, where = text.strip().partition("@")
+        where = where.strip().upper()
+        if sep and where:
+            try:
+                t = to_wide_index(tile)
+                if where == "M":
+                    return t | TR_MEXICAN << 7
+                if where[0] == "P" and where[1:].isascii() and where[1:].isdigit() \
+                        and len(where) <= 3 and int(where[1:]) < 8:
+                    return t | int(where[1:]) << 7
+                return t | to_wide_index(where) << 7 | TR_CF_BIT
+            except ValueError:
+                pass
+    raise ValueError(f"not a train move: {short_repr(text)} (write '12-5@M', '7-3@P1' or, "
+                     f"in Chicken Foot, '9-4@9-9')")
+
+
+# --- arguments ---------------------------------------------------------------------------
+
+cdef object _int(object value, str what):
+    """value as an int; TypeError for a bool or a non-integer (naming ``what``)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not PyIndex_Check(value):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return int(value)
+
+
+cdef tuple _options(object layout, object set_max, object engine, object zero_double,
+                    object first_turn_own_train, object engine_toes):
+    """The checked rule options (OptionError for a bad value), defaults filled in:
+    (layout code, set_max, engine, zero_double, first_turn_own, engine_toes)."""
+    if not isinstance(layout, str) or layout not in LAYOUTS:
+        raise OptionError(f"layout must be 'trains' or 'chicken_foot', not {layout!r:.40}")
+    cdef bint chicken = layout == "chicken_foot"
+    if set_max is None:
+        set_max = 9 if chicken else 12
+    set_max = _int(set_max, "set_max")
+    if set_max not in SETS:
+        raise OptionError(f"set_max must be 6, 9 or 12 (a double-N set), not {set_max}")
+    if engine is None:
+        engine = set_max
+    engine = _int(engine, "engine")
+    if not 0 <= engine <= set_max:
+        raise OptionError(f"engine must be a number 0..{set_max} (the engine double of the "
+                          f"double-{set_max} set), not {engine}")
+    if zero_double is None:
+        zero_double = 50 if chicken else 0
+    zero_double = _int(zero_double, "zero_double")
+    if zero_double not in (0, 50):
+        raise OptionError(f"zero_double must be 0 or 50, not {zero_double}")
+    if first_turn_own_train is None:
+        first_turn_own_train = False
+    if type(first_turn_own_train) is not bool:
+        raise OptionError(f"first_turn_own_train must be True or False, not "
+                          f"{first_turn_own_train!r:.40}")
+    if first_turn_own_train and chicken:
+        raise OptionError("first_turn_own_train is an option of the trains layout only")
+    if engine_toes is None:
+        engine_toes = 6
+    engine_toes = _int(engine_toes, "engine_toes")
+    if engine_toes not in (4, 6):
+        raise OptionError(f"engine_toes must be 4 or 6, not {engine_toes}")
+    if engine_toes != 6 and not chicken:
+        raise OptionError("engine_toes is an option of the chicken_foot layout only")
+    return (LAYOUT_CHICKEN if chicken else LAYOUT_TRAINS, set_max, engine, zero_double,
+            first_turn_own_train, engine_toes)
+
+
+cdef int _players(object players) except -1:
+    players = _int(players, "players")
+    if not 2 <= players <= 8:
+        raise ValueError(f"players must be 2..8, got {players}")
+    return players
+
+
+cdef int _hand_size(object hand_size, int players, int set_max) except -2:
+    """hand_size checked against the set: players * hand_size <= its tiles less one."""
+    hand_size = _int(hand_size, "hand_size")
+    if not 1 <= hand_size <= 90 or players * hand_size > ts_set_tiles(set_max) - 1:
+        raise ValueError(
+            f"hand_size {hand_size} with {players} players: players * hand_size must be "
+            f"1..{ts_set_tiles(set_max) - 1} (the {_set_name(set_max)} set less the engine)")
+    return hand_size
+
+
+cdef int _seat(object seat, int players, str what) except -1:
+    seat = _int(seat, what)
+    if not 0 <= seat < players:
+        raise ValueError(f"{what} must be a seat 0..{players - 1}, got {seat}")
+    return seat
+
+
+cdef list _tile_list(object tiles, str what):
+    """The indices of a list of tiles (texts or SetTiles), errors naming ``what[j]``."""
+    if isinstance(tiles, (str, bytes)):
+        raise TypeError(f"{what} must be a list of tiles, not a string")
+    try:
+        items = list(tiles)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of tiles, not {type(tiles).__name__}") \
+            from None
+    out = []
+    for j, tile in enumerate(items):
+        try:
+            out.append(to_wide_index(tile))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{what}[{j}]: {exc}") from None
+    return out
+
+
+cdef str _set_name(int set_max):
+    return f"double-{set_max}"
+
+
+# --- the round ---------------------------------------------------------------------------
+
+cdef class TrainRound:
+    """One round of a train game: the deal, the layout, whose turn, and the moves so far.
+
+    Build one with ``TrainRound.deal`` (a seeded random deal), ``TrainRound.from_deal``
+    (explicit hands and stock) or ``TrainRound.from_msgpack``.  ``play`` and ``undo`` make
+    and unmake moves without allocating; the automatic draws and passes after a move are
+    part of it (``events`` lists them).
+    """
+
+    def __cinit__(self, *args):
+        # Only this module makes rounds: a TrainRound.__new__(TrainRound) from Python
+        # would have no state.
+        if len(args) != 1 or args[0] is not _NEW:
+            raise TypeError("use TrainRound.deal(...), TrainRound.from_deal(...) or "
+                            "TrainRound.from_msgpack(...)")
+        self.st = <TrainState*>PyMem_Malloc(sizeof(TrainState))
+        if self.st is NULL:
+            raise MemoryError()
+        memset(self.st, 0, sizeof(TrainState))
+
+    def __dealloc__(self):
+        PyMem_Free(self.st)
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use TrainRound.deal(...), TrainRound.from_deal(...) or "
+                        "TrainRound.from_msgpack(...)")
+
+    @classmethod
+    def deal(cls, layout, set_max=None, players=4, hand_size=None, engine=None, leader=0,
+             seed=0, zero_double=None, first_turn_own_train=None, engine_toes=None):
+        """A random deal from ``seed`` (the same on every machine): the set less the engine
+        double shuffled, ``hand_size`` tiles to each seat in turn, the rest the stock."""
+        cdef tuple opt = _options(layout, set_max, engine, zero_double,
+                                  first_turn_own_train, engine_toes)
+        cdef int n_players, size, lead
+        cdef uint64_t rng
+        n_players = _players(players)
+        if hand_size is None:
+            sizes = DEFAULT_HAND_SIZES.get((layout, opt[1]))
+            if sizes is None:
+                raise OptionError(f"no default hand size for {layout} with the "
+                                  f"{_set_name(opt[1])} set: give hand_size")
+            hand_size = sizes[n_players]
+        size = _hand_size(hand_size, n_players, opt[1])
+        lead = _seat(leader, n_players, "leader")
+        rng = rng_seed(<uint64_t>(_int(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
+        cdef TrainRound self = TrainRound.__new__(TrainRound, _NEW)
+        ts_deal_random(self.st, opt[0], opt[1], opt[2], n_players, size, opt[3], opt[4],
+                       opt[5], lead, &rng)
+        return self
+
+    @classmethod
+    def from_deal(cls, layout, set_max=None, hands=None, stock=(), engine=None, leader=0,
+                  zero_double=None, first_turn_own_train=None, engine_toes=None, moves=None,
+                  partial=False):
+        """A round from an explicit deal: ``hands`` one list of tiles (texts or SetTiles)
+        per seat, ``stock`` top (next drawn) first; ``moves`` are replayed in order.
+
+        The deal must be full (equal hands; every tile of the set but the engine double in
+        a hand or the stock) unless ``partial=True`` (any non-empty hands, any stock;
+        ``is_partial`` then says whether the deal is not a full one)."""
+        cdef tuple opt = _options(layout, set_max, engine, zero_double,
+                                  first_turn_own_train, engine_toes)
+        if type(partial) is not bool:
+            raise TypeError(f"partial must be True or False, not {type(partial).__name__}")
+        if hands is None:
+            raise ValueError("hands: give one list of tiles per seat")
+        if isinstance(hands, (str, bytes)):
+            raise TypeError("hands must be one list of tiles per seat, not a string")
+        hands = list(hands)
+        hand_idx = [_tile_list(h, f"hands[{i}]") for i, h in enumerate(hands)]
+        stock_idx = _tile_list(stock, "stock")
+        self = _build(opt, hand_idx, stock_idx, leader, partial)
+        if moves is not None:
+            if isinstance(moves, (str, bytes)):
+                raise TypeError("moves must be a list of moves, not a string")
+            for k, move in enumerate(moves):
+                try:
+                    self.play(move)
+                except IllegalMove as exc:
+                    raise IllegalMove(f"move {k + 1} of the replay: {exc}") from None
+        return self
+
+    # --- playing -------------------------------------------------------------------------
+
+    @property
+    def legal_moves(self):
+        """The legal moves of the seat to move, in the core's order (() once over)."""
+        self._check()
+        return tuple([_move_of(self.st.moves[i]) for i in range(self.st.n_moves)])
+
+    def play(self, move):
+        """Make ``move`` (a TrainMove, its text, or an index into ``legal_moves``) for the
+        seat to move; the automatic draws and passes after it are applied before this
+        returns.  Anything that is not a legal move raises IllegalMove and changes
+        nothing."""
+        cdef int code, i
+        self._check()
+        if self.st.status != TR_PLAYING:
+            raise IllegalMove(f"{move!r:.40}: the round is over")
+        if isinstance(move, TrainMove):
+            code = (<TrainMove>move).code
+        elif isinstance(move, str):
+            try:
+                code = _parse(<str>move)
+            except ValueError as exc:
+                raise IllegalMove(f"{exc}{self._legal_text()}") from None
+        elif PyIndex_Check(move) and not isinstance(move, bool):
+            i = -1
+            try:
+                i = move
+            except OverflowError:
+                pass
+            if not 0 <= i < self.st.n_moves:
+                raise IllegalMove(f"move index {move!r:.40} is out of range: "
+                                  f"{self.st.n_moves} legal moves{self._legal_text()}")
+            code = self.st.moves[i]
+        else:
+            raise IllegalMove(f"a move is a TrainMove, its text or an index into "
+                              f"legal_moves, not {type(move).__name__}")
+        if ts_find(self.st, code) < 0:
+            raise IllegalMove(f"{_move_of(code)} is not legal for seat {self.st.to_move}"
+                              f"{self._legal_text()}")
+        if self.st.n_plies >= TR_MAX_PLIES:  # cannot happen (trainstate.pyx bounds)
+            raise IllegalMove(f"a round holds at most {TR_MAX_PLIES} moves")
+        ts_play(self.st, code)
+
+    def _legal_text(self):
+        if self.st.status != TR_PLAYING:
+            return " (the round is over)"
+        return "; legal: " + ", ".join([str(_move_of(self.st.moves[i]))
+                                        for i in range(self.st.n_moves)])
+
+    def undo(self):
+        """Unmake the last move and the automatic draws and passes after it; returns that
+        move.  IndexError when no move has been played."""
+        self._check()
+        if self.st.n_plies == 0:
+            raise IndexError("undo: no move has been played")
+        cdef int code = self.st.plies[self.st.n_plies - 1].move
+        ts_undo(self.st)
+        return _move_of(code)
+
+    def copy(self):
+        """An independent copy."""
+        self._check()
+        cdef TrainRound other = TrainRound.__new__(TrainRound, _NEW)
+        ts_copy(other.st, self.st)
+        other.partial = self.partial
+        return other
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def _check(self):
+        if self.st is NULL or self.st.players == 0:  # not made by this module
+            raise TypeError("this TrainRound was not made by deal, from_deal or from_msgpack")
+
+    # --- what the engine knows ---------------------------------------------------------
+
+    @property
+    def layout_name(self):
+        """``"trains"`` or ``"chicken_foot"``."""
+        return LAYOUTS[self.st.layout]
+
+    @property
+    def set_max(self):
+        return self.st.set_max
+
+    @property
+    def engine(self):
+        """The engine double's number (the double is on the table from the start)."""
+        return self.st.engine
+
+    @property
+    def players(self):
+        return self.st.players
+
+    @property
+    def leader(self):
+        return self.st.leader
+
+    @property
+    def zero_double(self):
+        return self.st.zero_double
+
+    @property
+    def first_turn_own_train(self):
+        return bool(self.st.first_turn_own)
+
+    @property
+    def engine_toes(self):
+        return self.st.engine_toes
+
+    @property
+    def is_partial(self):
+        """True when the deal is not a full deal (``from_deal(partial=True)``)."""
+        return self.partial
+
+    @property
+    def to_move(self):
+        """The seat to move, or None once the round is over."""
+        return self.st.to_move if self.st.status == TR_PLAYING else None
+
+    def hand(self, seat):
+        """The tiles in seat's hand, in index order (the engine's view: bots get
+        observations)."""
+        self._check()
+        return _tiles(self.st.hand[_seat(seat, self.st.players, "seat")])
+
+    @property
+    def hand_sizes(self):
+        return tuple([w_count(self.st.hand[i]) for i in range(self.st.players)])
+
+    @property
+    def stock_size(self):
+        return self.st.stock_len - self.st.stock_top
+
+    @property
+    def stock(self):
+        """The boneyard, top first (the engine's view: never shown to a bot)."""
+        return tuple([wide_tile(self.st.stock[i])
+                      for i in range(self.st.stock_top, self.st.stock_len)])
+
+    @property
+    def is_over(self):
+        return self.st.status != TR_PLAYING
+
+    @property
+    def result(self):
+        """The TrainResult once the round is over, else None."""
+        if self.st.status == TR_PLAYING:
+            return None
+        return TrainResult(
+            "out" if self.st.status == TR_OUT else "blocked",
+            self.st.out_seat if self.st.status == TR_OUT else None,
+            tuple([ts_penalty(self.st, i) for i in range(self.st.players)]),
+        )
+
+    @property
+    def moves(self):
+        """The moves made so far (placements: draws and passes are automatic)."""
+        return tuple([_move_of(self.st.plies[i].move) for i in range(self.st.n_plies)])
+
+    @property
+    def events(self):
+        """Every placement, draw and pass in order as ``(kind, seat, tile, target)``;
+        drawn tiles are hidden (None): see ``events_of``."""
+        return self._events(-1)
+
+    def events_of(self, seat):
+        """``events`` as ``seat`` sees them: its own draws show the tile drawn."""
+        self._check()
+        return self._events(_seat(seat, self.st.players, "seat"))
+
+    cdef tuple _events(self, int viewer):
+        cdef const TEvent* e
+        cdef int i
+        out = []
+        for i in range(self.st.n_events):
+            e = &self.st.events[i]
+            if e.kind == EV_PLACE:
+                out.append(("place", e.seat, str(wide_tile(e.tile)),
+                            _target_text(e.target << 7 | (TR_CF_BIT if self.st.layout
+                                                          else 0))))
+            elif e.kind == EV_DRAW:
+                out.append(("draw", e.seat,
+                            str(wide_tile(e.tile)) if e.seat == viewer else None, None))
+            else:
+                out.append(("pass", e.seat, None, None))
+        return tuple(out)
+
+    @property
+    def placements(self):
+        """``(seat, tile, target)`` of every tile placed, in play order."""
+        return tuple([(seat, tile, target) for kind, seat, tile, target in self.events
+                      if kind == "place"])
+
+    @property
+    def trains(self):
+        """Trains layout: per train (P0, P1, ..., then M) ``(open number, tiles, public)``;
+        () in Chicken Foot."""
+        if self.st.layout != LAYOUT_TRAINS:
+            return ()
+        out = [(self.st.train_open[i], self.st.train_len[i], bool(self.st.public >> i & 1))
+               for i in range(self.st.players)]
+        out.append((self.st.train_open[TR_MEXICAN], self.st.train_len[TR_MEXICAN], True))
+        return tuple(out)
+
+    @property
+    def pending(self):
+        """The target of the double that must be satisfied (Mexican Train: ``"M"``,
+        ``"P1"``) or whose toes are due (Chicken Foot: ``"9-9"``), else None."""
+        if self.st.pending < 0:
+            return None
+        if self.st.layout == LAYOUT_TRAINS:
+            return _target_text(self.st.pending << 7)
+        return str(wide_tile(self.st.pending))
+
+    @property
+    def open_ends(self):
+        """``(target, open number)`` of every target the seat to move may place on now,
+        whatever its hand holds (markers, the pending double and first_turn_own_train
+        applied); () once the round is over."""
+        cdef int seat = self.st.to_move, t, v
+        cdef W128 ends
+        if self.st.status != TR_PLAYING:
+            return ()
+        out = []
+        if self.st.layout == LAYOUT_TRAINS:
+            first_only = self.st.first_turn_own and self.st.train_len[seat] == 0
+            if self.st.pending >= 0:
+                targets = [] if first_only and self.st.pending != seat \
+                    else [self.st.pending]
+            elif first_only:
+                targets = [seat]
+            else:
+                targets = [t for t in range(self.st.players)
+                           if t == seat or self.st.public >> t & 1] + [TR_MEXICAN]
+            return tuple([(_target_text(t << 7), self.st.train_open[t]) for t in targets])
+        if self.st.pending >= 0:
+            return ((str(wide_tile(self.st.pending)), WIDE_LO[self.st.pending]),)
+        for v in range(self.st.set_max + 1):
+            ends = self.st.ends_by[v]
+            while w_any(ends):
+                out.append((w_first(ends), v))
+                ends = w_rest(ends)
+        out.sort()
+        return tuple([(str(wide_tile(t)), v) for t, v in out])
+
+    def observation(self, seat):
+        """What ``seat`` may know (a TrainObservation): its own hand, the hand sizes, the
+        stock's size, the public layout and events (its own draws visible)."""
+        self._check()
+        cdef int s = _seat(seat, self.st.players, "seat")
+        mover = self.st.to_move == s and self.st.status == TR_PLAYING
+        return TrainObservation(
+            seat=s,
+            layout=self.layout_name,
+            set_max=self.st.set_max,
+            engine=self.st.engine,
+            players=self.st.players,
+            leader=self.st.leader,
+            to_move=self.to_move,
+            hand=tuple([str(t) for t in _tiles(self.st.hand[s])]),
+            hand_sizes=self.hand_sizes,
+            stock_size=self.stock_size,
+            trains=self.trains,
+            pending=self.pending,
+            open_ends=self.open_ends,
+            placements=self.placements,
+            events=self._events(s),
+            legal_moves=tuple([str(m) for m in self.legal_moves]) if mover else (),
+            zero_double=self.st.zero_double,
+            first_turn_own_train=bool(self.st.first_turn_own),
+            engine_toes=self.st.engine_toes,
+            result=self.result,
+        )
+
+    # --- serialisation -------------------------------------------------------------------
+
+    def to_msgpack(self):
+        """The round as bytes: schema "bones.trainround" version 1, the deal, the rule
+        options and the moves (docs/trains.md)."""
+        self._check()
+        cdef int i
+        moves = bytearray()
+        for i in range(self.st.n_plies):
+            moves.append(self.st.plies[i].move & 255)
+            moves.append(self.st.plies[i].move >> 8)
+        return _PACKER.pack([
+            SCHEMA, SCHEMA_VERSION, self.layout_name, self.st.set_max, self.st.engine,
+            self.st.leader, self.st.zero_double, bool(self.st.first_turn_own),
+            self.st.engine_toes, self.partial,
+            [bytes([t.index for t in _tiles(self.st.hand0[i])])
+             for i in range(self.st.players)],
+            bytes([self.st.stock[i] for i in range(self.st.stock_len)]),
+            bytes(moves),
+        ])
+
+    @classmethod
+    def from_msgpack(cls, data):
+        """The round encoded by ``to_msgpack``.  Anything else raises ValueError (never
+        another exception): the deal is checked like ``from_deal``'s and the moves are
+        replayed from it."""
+        cdef TrainRound self
+        cdef int code, k
+        try:
+            if len(data) > _MAX_BYTES:
+                raise ValueError(f"{len(data)} bytes is too long for a train round")
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        except Exception as exc:
+            raise ValueError(f"not a bones train round: {exc}") from None
+        if type(obj) is not list or len(obj) != 13 or obj[0] != SCHEMA \
+                or type(obj[1]) is not int or obj[1] != SCHEMA_VERSION:
+            raise ValueError(f"not a bones train round ({SCHEMA!r} version {SCHEMA_VERSION}): "
+                             "wrong header or length")
+        try:
+            _, _, layout, set_max, engine, leader, zero_double, first_turn, toes, partial, \
+                hands, stock, moves = obj
+            if type(layout) is not str or type(set_max) is not int or type(engine) is not int \
+                    or type(leader) is not int or type(zero_double) is not int \
+                    or type(first_turn) is not bool or type(toes) is not int \
+                    or type(partial) is not bool or type(hands) is not list \
+                    or type(stock) is not bytes or type(moves) is not bytes or len(moves) % 2:
+                raise ValueError("wrong field types")
+            for h in hands:
+                if type(h) is not bytes:
+                    raise ValueError("a hand is not bytes")
+            opt = _options(layout, set_max, engine, zero_double, first_turn, toes)
+            self = _build(opt, [list(h) for h in hands], list(stock), leader, partial)
+            if self.partial != partial:
+                raise ValueError("a full deal marked partial")
+        except Exception as exc:
+            raise ValueError(f"corrupt bones train round: {exc}") from None
+        for k in range(len(moves) // 2):
+            code = moves[2 * k] | moves[2 * k + 1] << 8
+            if self.st.status != TR_PLAYING or ts_find(self.st, code) < 0:
+                raise ValueError(f"corrupt bones train round: move {k + 1} is not legal")
+            ts_play(self.st, code)
+        return self
+
+    def __eq__(self, other):
+        if not isinstance(other, TrainRound):
+            return NotImplemented
+        return self.to_msgpack() == (<TrainRound>other).to_msgpack()
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return (TrainRound.from_msgpack, (self.to_msgpack(),))
+
+    def __repr__(self):
+        if self.st.players == 0:
+            return "<TrainRound (not made by deal, from_deal or from_msgpack)>"
+        cdef int i
+        hands = [[str(t) for t in _tiles(self.st.hand0[i])] for i in range(self.st.players)]
+        stock = [str(wide_tile(self.st.stock[i])) for i in range(self.st.stock_len)]
+        args = [repr(self.layout_name), f"set_max={self.st.set_max}", f"hands={hands!r}",
+                f"stock={stock!r}", f"engine={self.st.engine}", f"leader={self.st.leader}",
+                f"zero_double={self.st.zero_double}"]
+        if self.st.layout == LAYOUT_TRAINS:
+            args.append(f"first_turn_own_train={bool(self.st.first_turn_own)}")
+        else:
+            args.append(f"engine_toes={self.st.engine_toes}")
+        if self.st.n_plies:
+            args.append(f"moves={[str(m) for m in self.moves]!r}")
+        if self.partial:
+            args.append("partial=True")
+        return f"TrainRound.from_deal({', '.join(args)})"
+
+    def __str__(self):
+        if self.st.players == 0:
+            return repr(self)
+        cdef int i
+        name = "Mexican Train" if self.st.layout == LAYOUT_TRAINS else "Chicken Foot"
+        lines = [f"{name}, double-{self.st.set_max} set, engine "
+                 f"{self.st.engine}-{self.st.engine}, {self.st.players} players"]
+        if self.st.layout == LAYOUT_TRAINS:
+            laid = {}
+            for _who, tile, target in self.placements:
+                laid.setdefault(target, []).append(tile)
+            for i, (open_v, n, public) in enumerate(self.trains):
+                name = "M" if i == self.st.players else f"P{i}"
+                marker = " (public)" if public and name != "M" else ""
+                lines.append(f"  {name:<3} {' '.join(laid.get(name, [])) or '(empty)'}"
+                             f"  -> {open_v}{marker}")
+        else:
+            for seat, tile, target in self.placements:
+                lines.append(f"  {tile} on {target} (seat {seat})")
+            ends = ", ".join([f"{t}:{v}" for t, v in self.open_ends])
+            lines.append(f"  open ends: {ends or '(none)'}")
+        if self.pending is not None:
+            lines.append(f"  pending double: {self.pending}")
+        sizes = " ".join([str(n) for n in self.hand_sizes])
+        lines.append(f"  hands {sizes}, stock {self.stock_size}")
+        if self.st.status == TR_PLAYING:
+            lines.append(f"  seat {self.st.to_move} to move")
+        else:
+            res = self.result
+            lines.append(f"  over: {res.reason}"
+                         + (f" (seat {res.out_seat})" if res.out_seat is not None else "")
+                         + f", penalties {list(res.penalties)}")
+        return "\n".join(lines)
+
+
+cdef tuple _tiles(W128 m):
+    out = []
+    while w_any(m):
+        out.append(wide_tile(w_first(m)))
+        m = w_rest(m)
+    return tuple(out)
+
+
+cdef TrainRound _build(tuple opt, list hands, list stock, object leader, bint partial):
+    """A round from checked options and tile indices; ValueError naming what is wrong."""
+    cdef int layout = opt[0], set_max = opt[1], engine = opt[2], n = len(hands), i, t
+    cdef int e_tile = WIDE_DOUBLE[engine], size
+    cdef W128 masks[8]
+    cdef W128 seen = w_zero(), in_set = WIDE_SET[set_max]
+    cdef uint8_t stock_c[91]
+    if not 2 <= n <= 8:
+        raise ValueError(f"hands: 2 to 8 players (one hand per seat), got {n}")
+    cdef int lead = _seat(leader, n, "leader")
+    where = {}
+    for i in range(n):
+        masks[i] = w_zero()
+        for t in hands[i]:
+            if not 0 <= t < 91:
+                raise ValueError(f"hands[{i}]: no tile {t}")
+            _check_tile(t, set_max, e_tile, f"hands[{i}]")
+            if w_has(seen, t):
+                raise ValueError(f"tile {wide_tile(t)} is dealt twice ({where[t]} and "
+                                 f"hands[{i}])")
+            where[t] = f"hands[{i}]"
+            w_set(&seen, t)
+            w_set(&masks[i], t)
+        if not w_any(masks[i]):
+            raise ValueError(f"hands[{i}] is empty")
+    if len(stock) > 90:
+        raise ValueError(f"stock: {len(stock)} tiles, more than any set holds")
+    for i, t in enumerate(stock):
+        if not 0 <= t < 91:
+            raise ValueError(f"stock: no tile {t}")
+        _check_tile(t, set_max, e_tile, "stock")
+        if w_has(seen, t):
+            raise ValueError(f"tile {wide_tile(t)} is dealt twice ({where[t]} and stock)")
+        where[t] = "stock"
+        w_set(&seen, t)
+        stock_c[i] = t
+    problem = None  # why the deal is not a full deal
+    size = w_count(masks[0])
+    for i in range(1, n):
+        if w_count(masks[i]) != size:
+            problem = (f"hands: seat 0 holds {size} tiles, seat {i} {w_count(masks[i])}; a "
+                       f"full deal gives every seat the same number")
+            break
+    missing = w_andnot(w_andnot(in_set, seen), w_bit(e_tile))
+    if problem is None and w_any(missing):
+        problem = (f"stock: the hands and the stock hold {w_count(seen)} of the "
+                   f"{ts_set_tiles(set_max) - 1} tiles of the {_set_name(set_max)} set less "
+                   f"the engine ({wide_tile(w_first(missing))} is missing); a full deal "
+                   f"deals them all")
+    if problem is not None and not partial:
+        raise ValueError(f"{problem} (pass partial=True for a hand-made position)")
+    cdef TrainRound self = TrainRound.__new__(TrainRound, _NEW)
+    self.partial = problem is not None
+    ts_init(self.st, layout, set_max, engine, n, opt[3], opt[4], opt[5], masks, stock_c,
+            len(stock), lead)
+    return self
+
+
+cdef int _check_tile(int t, int set_max, int e_tile, str what) except -1:
+    if WIDE_HI[t] > set_max:
+        raise ValueError(f"{what}: tile {wide_tile(t)} is not in the {_set_name(set_max)} set")
+    if t == e_tile:
+        raise ValueError(f"{what}: {wide_tile(t)} is the engine double, which starts on the "
+                         f"table")
+    return 0
+
+
+# --- random playouts ----------------------------------------------------------------------
+
+cdef double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def random_playouts(layout, set_max, players, hand_size, n_rounds, seed=0, engine=None,
+                    zero_double=None, first_turn_own_train=None, engine_toes=None):
+    """Play ``n_rounds`` random rounds (each choice uniform over the legal moves, the leader
+    rotating from seat 0) with the GIL released.  Returns ``{"rounds", "blocked",
+    "plies", "events", "max_events", "seconds"}``: ``plies`` counts the placements (the
+    moves), ``events`` placements, draws and passes."""
+    cdef tuple opt = _options(layout, set_max, engine, zero_double, first_turn_own_train,
+                              engine_toes)
+    cdef int n_players = _players(players)
+    cdef int size = _hand_size(hand_size, n_players, opt[1])
+    cdef long rounds, plies, blocked = 0, events = 0, max_events = 0
+    cdef int lay = opt[0], smax = opt[1], eng = opt[2], zd = opt[3], ft = opt[4], toes = opt[5]
+    cdef uint64_t rng = rng_seed(<uint64_t>(_int(seed, "seed") & 0xFFFFFFFFFFFFFFFF))
+    cdef double t0, t1
+    cdef TrainState* s
+    n_rounds = _int(n_rounds, "n_rounds")
+    if not 0 <= n_rounds <= 1 << 40:
+        raise ValueError(f"n_rounds must be 0..2**40, got {n_rounds}")
+    rounds = n_rounds
+    s = <TrainState*>PyMem_Malloc(sizeof(TrainState))
+    if s is NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            t0 = _now()
+            plies = ts_playout(s, lay, smax, eng, n_players, size, zd, ft, toes, &rng, rounds,
+                               &blocked, &events, &max_events)
+            t1 = _now()
+    finally:
+        PyMem_Free(s)
+    return {"rounds": rounds, "blocked": blocked, "plies": plies, "events": events,
+            "max_events": max_events, "seconds": t1 - t0}
