@@ -1,0 +1,325 @@
+"""The reference model of the train games (tests/trains_model.py) on hand-made positions.
+
+Every rule of TRAINS_SPEC.md has a test here, so that the model can be trusted as the
+other side of the differential test (tests/test_trains_differential.py). Small deals with
+a double-6 set keep every step checkable by hand; tiles in no hand and not in the stock
+simply stay out of play.
+"""
+
+from __future__ import annotations
+
+import pytest
+from trains_model import (
+    Result,
+    TrainsModel,
+    make_tile,
+    parse_tile,
+    set_tiles,
+    tile_index,
+    tile_text,
+)
+
+
+def trains(*hands: str, stock: str = "", engine: int = 6, leader: int = 0, **options):
+    """A Mexican Train round on a double-6 set: hands as "6-1 2-2", stock top first."""
+    return TrainsModel(
+        "trains", 6, [h.split() for h in hands], stock.split(), engine, leader, **options
+    )
+
+
+def foot(*hands: str, stock: str = "", engine: int = 6, leader: int = 0, **options):
+    """A Chicken Foot round on a double-6 set."""
+    return TrainsModel(
+        "chicken_foot", 6, [h.split() for h in hands], stock.split(), engine, leader, **options
+    )
+
+
+def play_all(m: TrainsModel, *moves: str) -> None:
+    for move in moves:
+        m.play(move)
+
+
+# --------------------------------------------------------------------------------------
+# Sets and tiles
+
+
+def test_set_sizes_and_index_order():
+    for n, size in [(6, 28), (9, 55), (12, 91)]:
+        tiles = set_tiles(n)
+        assert len(tiles) == size == len(set(tiles))
+        assert [tile_index(t, n) for t in tiles] == list(range(size))
+    assert set_tiles(6)[:3] == [(0, 0), (1, 0), (2, 0)]
+    assert set_tiles(12)[-1] == (12, 12)
+
+
+def test_tile_text_is_high_low_and_parsing_takes_either_order():
+    assert parse_tile("5-12") == parse_tile("12-5") == (12, 5) == make_tile(5, 12)
+    assert tile_text((12, 5)) == "12-5"
+    for bad in ["12", "a-b", "1-2-3", "-1-2"]:
+        with pytest.raises(ValueError):
+            parse_tile(bad)
+
+
+def test_bad_deals_are_refused():
+    with pytest.raises(ValueError, match="twice"):
+        trains("6-1", "6-1")
+    with pytest.raises(ValueError, match="engine"):
+        trains("6-6", "6-1")  # the engine is on the table, not in a hand
+    with pytest.raises(ValueError, match="set"):
+        trains("7-1", "6-1")
+    with pytest.raises(ValueError, match="players"):
+        trains("6-1")
+    with pytest.raises(ValueError, match="leader"):
+        trains("6-1", "6-2", leader=2)
+    with pytest.raises(ValueError, match="layout"):
+        TrainsModel("line", 6, [["6-1"], ["6-2"]], [], 6, 0)
+    with pytest.raises(ValueError, match="engine_toes"):
+        foot("6-1", "6-2", engine_toes=5)
+
+
+# --------------------------------------------------------------------------------------
+# Mexican Train
+
+
+def test_first_moves_start_the_own_train_or_the_mexican_train():
+    m = trains("6-1 6-2 3-3", "6-5 4-1")
+    assert m.to_move == 0
+    assert m.legal_moves() == ["6-1@M", "6-1@P0", "6-2@M", "6-2@P0"]
+    m.play("6-1@P0")
+    # P0 now shows 1, but it is private: seat 1's 4-1 may not go there
+    assert m.to_move == 1
+    assert m.legal_moves() == ["6-5@M", "6-5@P1"]
+    assert m.open == {"P0": 1, "P1": 6, "M": 6}
+
+
+def test_markers_open_a_train_and_the_owner_closes_it():
+    m = trains("6-1 6-3 2-0 5-1", "4-4 1-0", stock="5-5 3-2")
+    m.play("6-1@P0")
+    # seat 1 has no 6: draws 5-5, which does not fit, and passes: a marker on P1
+    assert m.public_events() == [("place", 0, "6-1"), ("draw", 1, None), ("pass", 1, None)]
+    assert m.public == {1}
+    assert m.hand_texts(1) == {"4-4", "1-0", "5-5"} and m.stock_size == 1
+    assert m.to_move == 0
+    assert m.legal_moves() == ["5-1@P0", "6-3@M", "6-3@P1"]
+    m.play("6-3@P1")  # seat 0 plays on seat 1's public train
+    # seat 1 draws 3-2, which fits its own train only: that is the only move
+    assert m.to_move == 1 and m.drawn == (3, 2)
+    assert m.legal_moves() == ["3-2@P1"]
+    m.play("3-2@P1")  # the owner plays on the own train: the marker comes off
+    assert m.public == set()
+    assert m.legal_moves() == ["5-1@P0"]  # 2-0 would fit P1, now private again
+
+
+def test_no_draw_while_holding_a_playable_tile_and_the_drawn_tile_must_be_played():
+    m = trains("6-1 2-1", "5-4 3-2", stock="6-3 2-0")
+    m.play("6-1@P0")
+    assert m.public_events()[1:] == [("draw", 1, None)]
+    assert m.to_move == 1
+    assert m.legal_moves() == ["6-3@M", "6-3@P1"]  # the bot still chooses where
+    assert m.hand_texts(1) == {"5-4", "3-2", "6-3"}
+    with pytest.raises(ValueError):
+        m.play("3-2@P1")
+
+
+def test_a_double_gives_a_bonus_move_and_its_tile_satisfies_it():
+    m = trains("6-2 2-2 5-2 4-4", "6-1 3-2 6-3")
+    play_all(m, "6-2@P0", "6-1@P1")
+    assert m.legal_moves() == ["2-2@P0", "5-2@P0"]
+    m.play("2-2@P0")
+    assert m.pending == "P0" and m.to_move == 0  # the same seat moves again
+    assert m.legal_moves() == ["5-2@P0"]
+    m.play("5-2@P0")  # satisfied: the turn ends
+    assert m.pending is None and m.to_move == 1
+    assert m.legal_moves() == ["6-3@M"]
+
+
+def test_an_unsatisfied_double_binds_every_seat_in_turn():
+    m = trains("6-2 2-2 0-0", "6-1 4-3", "6-3 5-2 5-3", stock="5-5 4-4")
+    play_all(m, "6-2@P0", "6-1@P1", "6-3@P2")
+    m.play("2-2@P0")
+    # seat 0 has no 2: draws 5-5, passes (marker on P0); seat 1 has no 2 either: draws
+    # 4-4, passes (marker on its own train P1), although 4-3 would fit nowhere anyway
+    assert m.public_events()[4:] == [
+        ("draw", 0, None),
+        ("pass", 0, None),
+        ("draw", 1, None),
+        ("pass", 1, None),
+    ]
+    assert m.public == {0, 1} and m.pending == "P0"
+    # seat 2 could play 4-3 on its own train, but the double comes first
+    assert m.to_move == 2
+    assert m.legal_moves() == ["5-2@P0"]
+    m.play("5-2@P0")
+    assert m.pending is None and m.to_move == 0
+    assert m.public == {0, 1}  # seat 2 is not P0's owner: the marker stays
+
+
+def test_a_pending_double_and_an_empty_stock_pass_without_drawing():
+    m = trains("6-2 2-2 0-0", "6-1 4-3 3-3", stock="")
+    play_all(m, "6-2@P0", "6-1@P1", "2-2@P0")
+    assert m.public_events()[3:] == [("pass", 0, None), ("pass", 1, None)]
+    assert m.over and m.result == Result("blocked", None, (0, 13))
+
+
+def test_a_double_as_the_last_tile_goes_out():
+    m = trains("6-2 2-2", "6-1 5-5 3-3")
+    play_all(m, "6-2@P0", "6-1@P1", "2-2@P0")
+    assert m.over and m.to_move is None and m.legal_moves() == []
+    assert m.result == Result("out", 0, (0, 16))
+
+
+def test_first_turn_own_train_option():
+    hands = ("6-1 1-1 4-4 0-0", "5-1 3-2")
+    stock = "3-3 5-0 2-2"
+    m = trains(*hands, stock=stock, first_turn_own_train=True)
+    assert m.legal_moves() == ["6-1@P0"]  # not the Mexican train while P0 is empty
+    m.play("6-1@P0")
+    # seat 1: only its own train, which needs a 6: draw 3-3, pass
+    assert m.public_events()[1:] == [("draw", 1, None), ("pass", 1, None)]
+    assert m.legal_moves() == ["1-1@P0"]
+    m.play("1-1@P0")
+    # seat 0 has no 1: draws 5-0 and passes; seat 1 could satisfy with 5-1, but its own
+    # train is still empty, so it may not: it draws 2-2 and passes, and with the stock
+    # empty after every seat passed in a row the round is blocked
+    assert m.public_events()[4:] == [
+        ("draw", 0, None),
+        ("pass", 0, None),
+        ("draw", 1, None),
+        ("pass", 1, None),
+    ]
+    assert m.result == Result("blocked", None, (13, 21))
+
+    m = trains(*hands, stock=stock)  # the default: no such limit
+    assert m.legal_moves() == ["6-1@M", "6-1@P0"]
+    play_all(m, "6-1@P0", "1-1@P0")
+    assert m.to_move == 1 and m.legal_moves() == ["5-1@P0"]
+
+
+def test_a_seat_that_cannot_play_draws_before_the_first_move():
+    m = trains("1-0", "2-0", stock="3-3 4-4 5-5 6-0")
+    # seat 0 draws 3-3 and passes, seat 1 draws 4-4 and passes: two passes in a row, but
+    # tiles are left to draw, so the round goes on
+    assert not m.over
+    assert m.public_events() == [
+        ("draw", 0, None),
+        ("pass", 0, None),
+        ("draw", 1, None),
+        ("pass", 1, None),
+        ("draw", 0, None),
+        ("pass", 0, None),
+        ("draw", 1, None),
+    ]
+    assert m.to_move == 1 and m.stock_size == 0
+    # seat 0 passed, so its empty train is public too
+    assert m.legal_moves() == ["6-0@M", "6-0@P0", "6-0@P1"]
+
+
+def test_blocked_when_every_seat_passed_in_a_row_with_an_empty_stock():
+    m = trains("1-0 0-0", "2-0", "3-1", stock="4-4", zero_double=50)
+    assert m.over
+    assert m.public_events() == [
+        ("draw", 0, None),
+        ("pass", 0, None),
+        ("pass", 1, None),
+        ("pass", 2, None),
+    ]
+    assert m.result == Result("blocked", None, (59, 2, 4))
+    m = trains("1-0 0-0", "2-0", "3-1", stock="4-4")
+    assert m.result == Result("blocked", None, (9, 2, 4))
+
+
+def test_going_out_scores_every_other_hand_with_the_zero_double_option():
+    for zero, second in [(0, 1), (50, 51)]:
+        m = trains("6-2", "0-0 1-0", zero_double=zero)
+        m.play("6-2@M")
+        assert m.result == Result("out", 0, (0, second))
+
+
+def test_an_illegal_move_changes_nothing():
+    m = trains("6-1 6-2", "6-5 4-1")
+    before = (m.legal_moves(), [list(h) for h in m.hands], list(m.events), m.to_move)
+    for bad in ["6-1@P1", "6-1@X", "5-4@M", "6-1", "6-1@P2"]:
+        with pytest.raises(ValueError):
+            m.play(bad)
+    assert (m.legal_moves(), [list(h) for h in m.hands], list(m.events), m.to_move) == before
+    m.play("6-2@M")
+    assert m.legal_moves() == ["6-5@P1"]
+
+
+def test_the_move_texts_on_a_double_twelve_set():
+    m = TrainsModel("trains", 12, [["12-5", "5-3"], ["7-3", "12-11"]], [], 12, 1)
+    assert m.legal_moves() == ["12-11@M", "12-11@P1"]
+    m.play("12-11@M")
+    assert m.legal_moves() == ["12-5@P0"]
+
+
+# --------------------------------------------------------------------------------------
+# Chicken Foot
+
+
+def test_the_engine_takes_its_toes_before_anything_else():
+    hands = ("6-1 6-2 2-0", "6-3 6-4 5-3")
+    m = foot(*hands, engine_toes=4)
+    assert m.legal_moves() == ["6-1@6-6", "6-2@6-6"]
+    m.play("6-1@6-6")
+    assert m.to_move == 1  # no bonus move in Chicken Foot
+    assert m.legal_moves() == ["6-3@6-6", "6-4@6-6"]
+    play_all(m, "6-3@6-6", "6-2@6-6")
+    # 5-3 would fit the free end of 6-3, but the engine still needs its 4th toe
+    assert m.legal_moves() == ["6-4@6-6"]
+    m.play("6-4@6-6")
+    assert m.ends == {"6-1": 1, "6-3": 3, "6-2": 2, "6-4": 4}
+    assert m.legal_moves() == ["2-0@6-2"]
+
+    m = foot(*hands, stock="0-0", engine_toes=6)  # the default: six toes
+    play_all(m, "6-1@6-6", "6-3@6-6", "6-2@6-6", "6-4@6-6")
+    # 2-0 does not fit the engine: seat 0 draws 0-0, passes; seat 1 passes with 5-3
+    assert m.public_events()[4:] == [("draw", 0, None), ("pass", 0, None), ("pass", 1, None)]
+    assert m.result == Result("blocked", None, (2, 8))
+
+
+def test_a_double_needs_three_toes_one_move_per_tile():
+    m = foot("6-1 6-2 1-1 3-1 4-1 0-0", "6-3 6-4 5-1 2-0 3-0", stock="2-1 5-5", engine_toes=4)
+    play_all(m, "6-1@6-6", "6-3@6-6", "6-2@6-6", "6-4@6-6")
+    # a tile goes on any free end showing one of its numbers, a double too
+    assert m.legal_moves() == ["1-1@6-1", "3-1@6-1", "3-1@6-3", "4-1@6-1", "4-1@6-4"]
+    m.play("1-1@6-1")
+    assert m.to_move == 1  # no bonus move: the next seat owes the first toe
+    assert m.legal_moves() == ["5-1@1-1"]  # not 2-0@6-2 or 3-0@6-3
+    m.play("5-1@1-1")
+    assert m.legal_moves() == ["3-1@1-1", "4-1@1-1"]  # toes are one target
+    m.play("3-1@1-1")
+    # seat 1 has no 1: draws 2-1, which fits, and must play it as the third toe
+    assert m.legal_moves() == ["2-1@1-1"]
+    m.play("2-1@1-1")
+    assert m.foot is None
+    # the toes' ends are open now; 6-1's end was closed by 1-1
+    assert m.ends == {"6-3": 3, "6-2": 2, "6-4": 4, "5-1": 5, "3-1": 3, "2-1": 2}
+    assert m.legal_moves() == ["4-1@6-4"]
+    m.play("4-1@6-4")  # a tile closes the end it is placed on and opens its other number
+    assert m.ends == {"6-3": 3, "6-2": 2, "5-1": 5, "3-1": 3, "2-1": 2, "4-1": 1}
+    assert m.legal_moves() == ["2-0@2-1", "2-0@6-2", "3-0@3-1", "3-0@6-3"]
+
+
+def test_chicken_foot_out_and_zero_double():
+    m = foot("6-1", "6-2 0-0", zero_double=50)
+    m.play("6-1@6-6")
+    assert m.result == Result("out", 0, (0, 58))
+
+
+def test_chicken_foot_double_twelve_move_texts():
+    m = TrainsModel("chicken_foot", 12, [["9-4", "4-2"], ["10-9"]], [], 9, 0, engine_toes=4)
+    assert m.legal_moves() == ["9-4@9-9"]
+    m.play("9-4@9-9")
+    assert m.legal_moves() == ["10-9@9-9"]
+
+
+def test_events_carry_the_placed_tile_and_its_target():
+    m = trains("6-2 2-0", "6-1 4-3", stock="3-3")
+    play_all(m, "6-2@M", "6-1@P1", "2-0@M")
+    assert m.events == [
+        ("place", 0, "6-2", "M"),
+        ("place", 1, "6-1", "P1"),
+        ("place", 0, "2-0", "M"),
+    ]
+    assert m.result == Result("out", 0, (0, 7))
