@@ -195,6 +195,18 @@ def test_first_turn_own_train_option():
     assert m.to_move == 1 and m.legal_moves() == ["5-1@P0"]
 
 
+def test_first_turn_own_train_ends_when_anyone_starts_the_train():
+    m = trains("6-1 6-3 4-4", "5-1 2-2", stock="0-0 6-5", first_turn_own_train=True)
+    m.play("6-1@P0")
+    # seat 1 may only start its own train and holds no 6: draws 0-0, passes (P1 public)
+    assert m.public_events()[1:] == [("draw", 1, None), ("pass", 1, None)]
+    assert m.legal_moves() == ["6-3@M", "6-3@P1"]
+    m.play("6-3@P1")  # seat 0 starts seat 1's public train
+    # seat 1's train is no longer empty: the limit is gone, and the drawn 6-5 may go on M
+    assert m.to_move == 1 and m.drawn == (6, 5)
+    assert m.legal_moves() == ["6-5@M"]
+
+
 def test_a_seat_that_cannot_play_draws_before_the_first_move():
     m = trains("1-0", "2-0", stock="3-3 4-4 5-5 6-0")
     # seat 0 draws 3-3 and passes, seat 1 draws 4-4 and passes: two passes in a row, but
@@ -323,3 +335,114 @@ def test_events_carry_the_placed_tile_and_its_target():
         ("place", 0, "2-0", "M"),
     ]
     assert m.result == Result("out", 0, (0, 7))
+
+
+# --------------------------------------------------------------------------------------
+# The worked examples of docs/rules.md (Mexican Train and Chicken Foot), step by step
+
+
+def mt12(*hands: str, stock: str = "", leader: int = 0, **options):
+    return TrainsModel(
+        "trains", 12, [h.split() for h in hands], stock.split(), 12, leader, **options
+    )
+
+
+def cf9(*hands: str, stock: str = "", leader: int = 0, **options):
+    return TrainsModel(
+        "chicken_foot", 9, [h.split() for h in hands], stock.split(), 9, leader, **options
+    )
+
+
+def test_docs_mexican_train_markers():
+    m = mt12("12-5 12-9 5-3 9-1", "11-4 3-0", stock="8-2 9-3 6-6")
+    assert m.legal_moves() == ["12-5@M", "12-5@P0", "12-9@M", "12-9@P0"]
+    m.play("12-5@P0")
+    assert m.open["P0"] == 5
+    assert m.public_events()[1:] == [("draw", 1, None), ("pass", 1, None)]
+    assert "8-2" in m.hand_texts(1) and m.public == {1}
+    assert m.legal_moves() == ["12-9@M", "12-9@P1", "5-3@P0"]
+    m.play("12-9@P1")
+    assert m.open["P1"] == 9 and m.drawn == (9, 3)
+    assert m.legal_moves() == ["9-3@P1"]
+    m.play("9-3@P1")
+    assert m.public == set() and m.open["P1"] == 3
+    assert m.legal_moves() == ["5-3@P0"]
+
+
+def test_docs_mexican_train_doubles():
+    m = mt12("12-8 8-8 0-0", "12-4 7-3", "12-10 8-2 10-6", stock="11-11 7-7")
+    play_all(m, "12-8@P0", "12-4@P1", "12-10@P2")
+    assert m.legal_moves() == ["8-8@P0"]
+    m.play("8-8@P0")
+    assert m.public_events()[4:] == [
+        ("draw", 0, None),
+        ("pass", 0, None),
+        ("draw", 1, None),
+        ("pass", 1, None),
+    ]
+    assert m.hand_texts(0) == {"0-0", "11-11"} and m.hand_texts(1) == {"7-3", "7-7"}
+    assert m.public == {0, 1}
+    assert m.to_move == 2 and m.legal_moves() == ["8-2@P0"]
+    m.play("8-2@P0")
+    assert m.public_events()[-2:] == [("pass", 0, None), ("pass", 1, None)]
+    assert m.to_move == 2 and m.legal_moves() == ["10-6@P2"]
+
+
+def test_docs_mexican_train_first_turn_own_train():
+    m = mt12("12-7 12-2", "7-5 1-0", stock="4-4")
+    assert m.legal_moves() == ["12-2@M", "12-2@P0", "12-7@M", "12-7@P0"]
+    m.play("12-7@M")
+    assert m.legal_moves() == ["7-5@M"]
+    m = mt12("12-7 12-2", "7-5 1-0", stock="4-4", first_turn_own_train=True)
+    assert m.legal_moves() == ["12-2@P0", "12-7@P0"]
+    m.play("12-2@P0")
+    assert m.public_events()[1:] == [("draw", 1, None), ("pass", 1, None)]
+    assert m.legal_moves() == ["12-7@M", "12-7@P1"]
+
+
+def test_docs_mexican_train_scoring():
+    for zero, penalty in [(0, 12), (50, 62)]:
+        m = mt12("12-3 3-3", "12-1 6-6 0-0", zero_double=zero)
+        play_all(m, "12-3@M", "12-1@P1", "3-3@M")
+        assert m.result == Result("out", 0, (0, penalty))
+    for zero, penalty in [(0, 11), (50, 61)]:
+        m = mt12("12-3 5-4", "11-0 0-0", zero_double=zero)
+        m.play("12-3@P0")
+        assert m.public_events()[1:] == [("pass", 1, None), ("pass", 0, None)]
+        assert m.result == Result("blocked", None, (9, penalty))
+
+
+def test_docs_chicken_foot_double():
+    m = cf9("9-1 9-2 1-1 3-1 4-1 7-7", "9-3 9-4 5-1 2-0 3-0", stock="2-1 5-5", engine_toes=4)
+    play_all(m, "9-1@9-9", "9-3@9-9", "9-2@9-9", "9-4@9-9")
+    assert m.ends == {"9-1": 1, "9-3": 3, "9-2": 2, "9-4": 4}
+    assert m.legal_moves() == ["1-1@9-1", "3-1@9-1", "3-1@9-3", "4-1@9-1", "4-1@9-4"]
+    m.play("1-1@9-1")
+    assert "9-1" not in m.ends and m.legal_moves() == ["5-1@1-1"]
+    m.play("5-1@1-1")
+    assert m.legal_moves() == ["3-1@1-1", "4-1@1-1"]
+    m.play("3-1@1-1")
+    assert m.public_events()[-1] == ("draw", 1, None) and m.legal_moves() == ["2-1@1-1"]
+    m.play("2-1@1-1")
+    assert m.ends == {"9-3": 3, "9-2": 2, "9-4": 4, "5-1": 5, "3-1": 3, "2-1": 2}
+    assert m.legal_moves() == ["4-1@9-4"]
+    m.play("4-1@9-4")
+    assert m.legal_moves() == ["2-0@2-1", "2-0@9-2", "3-0@3-1", "3-0@9-3"]
+
+
+def test_docs_chicken_foot_engine_toes():
+    hands = ("9-1 9-2 2-0", "9-3 9-4 5-3")
+    m = cf9(*hands, stock="8-8")  # engine_toes=6, the model's default
+    play_all(m, "9-1@9-9", "9-3@9-9", "9-2@9-9", "9-4@9-9")
+    assert m.public_events()[4:] == [("draw", 0, None), ("pass", 0, None), ("pass", 1, None)]
+    assert m.result == Result("blocked", None, (18, 8))
+    m = cf9(*hands, stock="8-8", engine_toes=4)
+    play_all(m, "9-1@9-9", "9-3@9-9", "9-2@9-9", "9-4@9-9")
+    assert m.legal_moves() == ["2-0@9-2"]
+
+
+def test_docs_chicken_foot_scoring():
+    for zero, penalty in [(50, 64), (0, 14)]:
+        m = cf9("9-6", "9-5 0-0", "6-2 3-1", zero_double=zero)
+        m.play("9-6@9-9")
+        assert m.result == Result("out", 0, (0, penalty, 12))

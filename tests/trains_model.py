@@ -145,6 +145,8 @@ class TrainsModel:
                 engine_toes,
             )
 
+        # SPEC: the forced draws and passes also run at the deal: a leader without a
+        # placement draws (and maybe passes) before anyone has made a move.
         self._settle()
 
     # ----------------------------------------------------------------------------------
@@ -169,6 +171,8 @@ class TrainsModel:
             for other in range(self.players):
                 if other != seat and other in self.public:
                     targets.append(f"P{other}")
+        # SPEC: "own train empty" means no tile on it, whoever placed it: another seat may
+        # start a public empty train, and that lifts its owner's restriction too.
         if self.first_turn_own_train and self.length[own] == 0:
             # SPEC: with the option on and the own train still empty, both limits hold at
             # once: only the own train, and only the pending train if there is one (so a
