@@ -130,6 +130,48 @@ def model_result(m: TrainsModel) -> tuple[str, int | None, tuple[int, ...]] | No
     return None if res is None else (res.reason, res.out_seat, res.penalties)
 
 
+def model_layout(m: TrainsModel) -> dict[str, Any]:
+    """The table as the model sees it: the waiting double, the placements, the trains."""
+    out: dict[str, Any] = {
+        "placements": [
+            (seat, tile, target) for kind, seat, tile, target in m.events if kind == "place"
+        ]
+    }
+    if m.layout == "trains":
+        out["pending"] = m.pending
+        out["trains"] = {
+            tid: (m.open[tid], m.length[tid], tid == "M" or int(tid[1:]) in m.public)
+            for tid in m.open
+        }
+    else:
+        # SPEC: the engine counts as the double "whose toes are due" until it has them all
+        out["pending"] = None if m.foot is None else m.foot[0]
+    return out
+
+
+def core_layout(r: Any) -> dict[str, Any]:
+    """The same from the core's r.placements, r.pending and r.trains (trains layout).
+
+    SPEC: r.trains is read as one entry per train, P0, P1, ... then M, each
+    (open_number, n_tiles, public); an entry that starts with the train's id is accepted
+    too. The Mexican train counts as public.
+    """
+    out: dict[str, Any] = {
+        "placements": [(seat, str(tile), str(target)) for seat, tile, target in r.placements],
+        "pending": r.pending,
+    }
+    if r.layout_name == "trains":
+        ids = [f"P{s}" for s in range(r.players)] + ["M"]
+        trains = {}
+        for tid, entry in zip(ids, r.trains, strict=False):
+            if len(entry) == 4:
+                tid, entry = str(entry[0]), entry[1:]
+            open_number, n_tiles, public = entry
+            trains[tid] = (open_number, n_tiles, tid == "M" or bool(public))
+        out["trains"] = trains
+    return out
+
+
 def show(value: Any) -> str:
     """Sets sorted, so that a report reads the same every time."""
     if isinstance(value, set):
@@ -160,11 +202,14 @@ def failure(deal: Deal, moves: list[str], what: str, lines: list[str]) -> str:
 # The harness
 
 
-def play_both(core_cls: Any, deal: Deal, seed: int, check_undo: bool = False) -> TrainsModel:
+def play_both(
+    core_cls: Any, deal: Deal, seed: int, check_undo: bool = False, check_layout: bool = False
+) -> TrainsModel:
     """Play one round on the model and on core_cls; return the model at the end.
 
     check_undo: after every ply also undo it on the core, compare with the model's state
-    before the ply, and replay it.
+    before the ply, and replay it. check_layout: also compare the table (placements, the
+    waiting double, the trains' open numbers, lengths and markers).
     """
     rng = random.Random(seed)
     moves: list[str] = []
@@ -187,6 +232,8 @@ def play_both(core_cls: Any, deal: Deal, seed: int, check_undo: bool = False) ->
         new_got = core_events(r)[start:done]
         if new_want != new_got:
             diff.append(f"  events from #{start}: model {new_want!r}, core {new_got!r}")
+        if check_layout:
+            diff += differences(model_layout(m), core_layout(r))
         if diff:
             fail(what, diff)
 
@@ -225,13 +272,15 @@ def play_both(core_cls: Any, deal: Deal, seed: int, check_undo: bool = False) ->
     return m
 
 
-def run_rounds(core_cls: Any, rounds: int, seed: int, check_undo: bool = False) -> dict[str, int]:
+def run_rounds(
+    core_cls: Any, rounds: int, seed: int, check_undo: bool = False, check_layout: bool = False
+) -> dict[str, int]:
     """Play rounds deals; return counts that show what was covered."""
     seen = {"plies": 0, "out": 0, "blocked": 0, "trains": 0, "chicken_foot": 0}
     for i in range(rounds):
         rng = random.Random(f"{seed}-{i}")
         deal = random_deal(rng)
-        m = play_both(core_cls, deal, rng.randrange(2**32), check_undo)
+        m = play_both(core_cls, deal, rng.randrange(2**32), check_undo, check_layout)
         seen["plies"] += sum(kind == "place" for kind, *_ in m.events)
         seen[deal.layout] += 1
         assert m.result is not None
@@ -253,6 +302,11 @@ def test_core_agrees_with_the_model(core):
     seen = run_rounds(core, ROUNDS, seed=2026)
     assert seen["trains"] > ROUNDS // 3 and seen["chicken_foot"] > ROUNDS // 3
     assert seen["out"] > ROUNDS // 10 and seen["blocked"] > ROUNDS // 10
+
+
+def test_core_table_agrees_with_the_model(core):
+    """The table too: placements, the waiting double, the trains and their markers."""
+    run_rounds(core, 500, seed=7, check_layout=True)
 
 
 @pytest.mark.slow
@@ -311,6 +365,15 @@ class ModelCore:
         return _Move(move)
 
     players = property(lambda self: self.m.players)
+    layout_name = property(lambda self: self.m.layout)
+    placements = property(lambda self: tuple(model_layout(self.m)["placements"]))
+    pending = property(lambda self: model_layout(self.m)["pending"])
+
+    @property
+    def trains(self) -> tuple[tuple[int, int, bool], ...]:
+        table = model_layout(self.m)["trains"]
+        return tuple(table[f"P{s}"] for s in range(self.m.players)) + (table["M"],)
+
     to_move = property(lambda self: self.m.to_move)
     stock_size = property(lambda self: self.m.stock_size)
     is_over = property(lambda self: self.m.over)
@@ -362,10 +425,11 @@ class _LazyUndoCore(ModelCore):
 
 
 def test_the_harness_passes_on_the_model_itself():
-    seen = run_rounds(ModelCore, 100, seed=1, check_undo=True)
-    assert seen["plies"] > 1000 and seen["out"] and seen["blocked"]
-    seen = run_rounds(_FastModelCore, 1000, seed=2)
-    assert seen["plies"] > 10000 and seen["out"] and seen["blocked"]
+    seen = run_rounds(ModelCore, 50, seed=1, check_undo=True)
+    assert seen["plies"] > 500 and seen["out"] and seen["blocked"]
+    seen = run_rounds(_FastModelCore, 500, seed=2)
+    assert seen["plies"] > 5000 and seen["out"] and seen["blocked"]
+    run_rounds(_FastModelCore, 100, seed=3, check_layout=True)
 
 
 @pytest.mark.parametrize("model_cls", [_FourToesModel, _NoMarkerModel])
