@@ -8,6 +8,8 @@ simply stay out of play.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from trains_model import (
     Result,
@@ -446,3 +448,74 @@ def test_docs_chicken_foot_scoring():
         m = cf9("9-6", "9-5 0-0", "6-2 3-1", zero_double=zero)
         m.play("9-6@9-9")
         assert m.result == Result("out", 0, (0, penalty, 12))
+
+
+# --------------------------------------------------------------------------------------
+# Random rounds: what must hold at every step, whatever the deal
+
+
+def random_model(seed: int) -> TrainsModel:
+    rng = random.Random(seed)
+    layout = rng.choice(["trains", "chicken_foot"])
+    n = rng.choice([6, 9, 12])
+    players = rng.randint(2, 8)
+    engine = rng.randint(0, n)
+    tiles = [tile_text(t) for t in set_tiles(n) if t != (engine, engine)]
+    rng.shuffle(tiles)
+    size = rng.randint(1, len(tiles) // players)
+    hands = [tiles[s * size : (s + 1) * size] for s in range(players)]
+    return TrainsModel(
+        layout,
+        n,
+        hands,
+        tiles[players * size :],
+        engine,
+        rng.randrange(players),
+        zero_double=rng.choice([0, 50]),
+        first_turn_own_train=rng.random() < 0.5,
+        engine_toes=rng.choice([4, 6]),
+    )
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_random_rounds_keep_the_rules(seed):
+    m = random_model(seed)
+    rng = random.Random(seed)
+    every = sorted([t for hand in m.hands for t in hand] + m.stock)
+    stock0 = m.stock_size + sum(kind == "draw" for kind, *_ in m.events)  # draws at the deal
+    while True:
+        placed = [parse_tile(tile) for kind, _, tile, _ in m.events if kind == "place"]
+        # every tile is in a hand, in the stock or on the table, once
+        assert sorted([t for hand in m.hands for t in hand] + m.stock + placed) == every
+        draws = sum(kind == "draw" for kind, *_ in m.events)
+        assert m.stock_size == stock0 - draws
+        # a draw is followed by a placement of that seat or its pass
+        for i, (kind, seat, _, _) in enumerate(m.events):
+            if kind == "draw" and i + 1 < len(m.events):
+                assert m.events[i + 1][0] in ("place", "pass") and m.events[i + 1][1] == seat
+        if m.over:
+            break
+        legal = m.legal_moves()
+        assert legal and m.to_move is not None
+        targets = {move.split("@")[1] for move in legal}
+        tiles = {move.split("@")[0] for move in legal}
+        if m.drawn is not None:
+            assert tiles == {tile_text(m.drawn)}
+        assert tiles <= m.hand_texts(m.to_move)
+        if m.layout == "trains" and m.pending is not None:
+            assert targets == {m.pending}
+        if m.layout == "chicken_foot" and m.foot is not None:
+            assert targets == {m.foot[0]}
+        m.play(rng.choice(legal))
+    assert m.to_move is None and m.legal_moves() == []
+    res = m.result
+    assert res is not None
+    for seat in range(m.players):
+        pips = sum(m.zero_double if t == (0, 0) else t[0] + t[1] for t in m.hands[seat])
+        assert res.penalties[seat] == pips
+    if res.reason == "out":
+        assert m.hands[res.out_seat] == [] and m.events[-1][:2] == ("place", res.out_seat)
+    else:
+        assert res.reason == "blocked" and res.out_seat is None and m.stock_size == 0
+        turns = [e for e in m.events if e[0] != "draw"]
+        assert [kind for kind, *_ in turns[-m.players :]] == ["pass"] * m.players
