@@ -341,7 +341,8 @@ def _match_parsers(sub: Any) -> None:
         "--games",
         type=int,
         metavar="N",
-        help="games per encounter, rounded up to whole duplicate sets (default 100)",
+        help="games per encounter, rounded up to whole duplicate sets (default 100; with "
+        "--sprt: until the test decides, at most 1,000,000)",
     )
     p.add_argument("--seed", type=int, metavar="S", help="match seed: the deals (default 0)")
     p.add_argument(
@@ -404,9 +405,9 @@ def _match_parsers(sub: Any) -> None:
         "--sprt",
         nargs="*",
         metavar="KEY=VALUE",
-        help="stop once a GSPRT decides: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults; "
-        "any of them, also comma separated: --sprt elo0=0,elo1=5); it takes only KEY=VALUE "
-        "words, so bots may follow",
+        help="play until a GSPRT decides (or --games, if given, are played): elo0=0 elo1=10 "
+        "alpha=0.05 beta=0.05 (the defaults; any of them, also comma separated: --sprt "
+        "elo0=0,elo1=5); it takes only KEY=VALUE words, so bots may follow",
     )
     p.add_argument(
         "--secret",
@@ -421,6 +422,12 @@ def _match_parsers(sub: Any) -> None:
     )
     p.add_argument("--resume", action="store_true", help="continue the journal's match")
     p.add_argument("--overwrite", action="store_true", help="start an existing journal again")
+    p.add_argument(
+        "--allow-changed-bots",
+        action="store_true",
+        help="continue a journal whose bots changed since its games were played (another "
+        "plugin version, program or options); the change is recorded in the journal",
+    )
     p.add_argument(
         "--plugin",
         action="append",
@@ -603,7 +610,13 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "players": pick(args.players, "players", 2),
         "options": options,
         "format": pick(args.format, "format", "head-to-head"),
-        "games": pick(args.games, "games", 100),
+        # --sprt without --games: until the test decides (to a safety maximum), also
+        # when it is added to a journal that was played with a number of games
+        "games": args.games
+        if args.games is not None
+        else None
+        if args.sprt is not None
+        else old.get("games", 100),
         "seed": pick(args.seed, "seed", 0),
         "duplicate": False if args.no_duplicate else old.get("duplicate", True),
         "timeout": None if not timeout else timeout,
@@ -642,6 +655,7 @@ def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
             progress=progress,
             executor=cluster.executor if cluster is not None else None,
             affinity=args.affinity == "game",
+            allow_changed_bots=args.allow_changed_bots,
         )
     finally:
         if cluster is not None:
