@@ -1,11 +1,13 @@
 """The journal of a match and its game records.
 
 The journal is a text file of JSON objects, one per line (JSON Lines, UTF-8).  The first
-line is the match header ``{"type": "match", "version": 1, "config": {...}}``; every
-finished game is appended as ``{"type": "game", ...}`` (its record) and flushed at once;
-``--resume`` appends ``{"type": "resume", "config": {...}}``.  A line cut short by a kill
-can only be the last one: it is detected, dropped with a warning, and cut off before
-anything new is appended.  Tables and Elo are always recomputed from this file.
+line is the match header ``{"type": "match", "version": 1, "bones": ..., "python": ...,
+"bots": [...], "config": {...}}`` (``bots``: each bot's identity, see
+:mod:`bones.match.identity`); every finished game is appended as ``{"type": "game", ...}``
+(its record) and flushed at once; ``--resume`` appends ``{"type": "resume", "config":
+{...}, "bots": [...]}`` (with ``"changed"`` when the bots changed on purpose).  A line
+cut short by a kill can only be the last one: it is detected, dropped with a warning, and
+cut off before anything new is appended.  Tables and Elo are always recomputed from this file.
 
 A game record holds the variant, options, players, the bot spec of each seat, the game
 seed, every round (``Round.to_msgpack()`` in base64: the deal -- hands, stock, leader --
