@@ -749,9 +749,31 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(f"--players {players} but {len(seats)} seats in --seats")
         seed = secrets.randbelow(1 << 31) if args.seed is None else args.seed
         game = new_game(args.variant or "straight", players, seed, **parse_options(args.option))
+        _check_seats(seats, game.variant)  # before the banner: a bad seat is a usage error
         print(f"bones play: {game.variant}, {players} players, seed {seed}", file=out)
     save = args.save or args.resume or "bones-play.game"
-    return play_game(game, seats, save_path=save, out=out)
+    # a game resumed from its file saves back there; any other file is never written over
+    replace = args.resume is not None and os.path.abspath(save) == os.path.abspath(args.resume)
+    return play_game(game, seats, save_path=save, out=out, replace=replace)
+
+
+def _check_seats(seats: Sequence[str], variant: str) -> None:
+    from .bot import check_spec
+    from .render.play import HUMAN
+
+    for seat, spec in enumerate(seats):
+        if spec == HUMAN:
+            continue
+        try:
+            bspec = check_spec(spec)
+        except OptionError as exc:
+            raise UsageError(f"--seats: seat {seat}: {exc}") from None
+        if not bspec.supports(variant):
+            plays = ", ".join(bspec.variants or ())
+            raise UsageError(
+                f"--seats: seat {seat}: bot {bspec.name!r} does not play {variant}; "
+                f"it plays: {plays}"
+            )
 
 
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
