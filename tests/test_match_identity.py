@@ -334,3 +334,17 @@ def test_reader_keeps_versions(tmp_path):
         assert reader.identity == identities(["greedy", "random"])
     finally:
         reader.close()
+
+
+def test_progress_without_a_total():
+    import io
+
+    from bones.match.progress import Progress
+
+    stream = io.StringIO()
+    bar = Progress(None, stream=stream, enabled=True, interval=0.0)
+    bar.update(0)
+    bar.update(12, "LLR 1.20 (-2.94, 2.94)")
+    bar.close()
+    last = stream.getvalue().split("\r\x1b[2K")[-1]
+    assert last.startswith("12 games  ") and "games/s  LLR 1.20" in last and "ETA" not in last

@@ -576,8 +576,7 @@ def _say_resuming(
             file=stream,
         )
     elif config.sprt is not None and config.games is None:
-        print(f"bones: resuming {path}: {played} games played; until the SPRT decides",
-              file=stream)  # fmt: skip
+        print(f"bones: resuming {path}: {played} games played; until the SPRT decides", file=stream)
     else:
         print(f"bones: resuming {path}: {played} games played, {pending} to play", file=stream)
 
