@@ -153,3 +153,36 @@ def test_a_bad_seat_is_a_usage_error_before_the_banner(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert err.startswith("bones: error: --seats: seat 1: unknown bot 'gredy'; known bots:")
+
+
+def test_a_bare_tile_with_several_placements_is_asked_again(tmp_path):
+    import io
+
+    from bones.render.play import play_game
+
+    # find a position where the seat to move has a tile that goes on two ends
+    def search():
+        for seed in range(100):
+            game = new_game("straight", 2, seed=seed)
+            rnd = game.round
+            for _ in range(8):
+                tiles = [str(m.tile) for m in rnd.legal_moves if m.tile is not None]
+                twice = [t for t in tiles if tiles.count(t) > 1]
+                if twice:
+                    return game, rnd, twice
+                if rnd.is_over:
+                    break
+                doubles = [m for m in rnd.legal_moves if m.tile is not None and m.tile.is_double]
+                rnd.play((doubles or list(rnd.legal_moves))[0])
+        raise AssertionError("no position with a tile on two ends")
+
+    game, rnd, twice = search()
+    answers = iter([twice[0], "q"])
+    seats = ["greedy", "greedy"]
+    seats[rnd.to_move] = "human"
+    out = io.StringIO()
+    code = play_game(
+        game, seats, save_path=str(tmp_path / "g"), ask=lambda _: next(answers), out=out
+    )
+    assert code == 130
+    assert f"{twice[0]} goes on more than one end: type one of {twice[0]}@" in out.getvalue()
