@@ -348,3 +348,26 @@ def test_progress_without_a_total():
     bar.close()
     last = stream.getvalue().split("\r\x1b[2K")[-1]
     assert last.startswith("12 games  ") and "games/s  LLR 1.20" in last and "ETA" not in last
+
+
+def test_a_change_anywhere_in_a_plugin_package_is_seen(tmp_path, monkeypatch, fresh_registry):
+    package = tmp_path / "idt_pkgbots"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        PLUGIN.format(bot="pkgbot").replace(
+            "import bones\n", "import bones\nfrom . import helper\n"
+        )
+    )
+    (package / "helper.py").write_text("DEPTH = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = MatchConfig(bots=("pkgbot", "greedy"), games=2, plugins=("idt_pkgbots",))
+    path = tmp_path / "m.jsonl"
+    try:
+        run_match(config, path, jobs=1, progress=False)
+        assert list(others(path)[0]["bots"][0]["files"]) == ["package idt_pkgbots"]
+        (package / "helper.py").write_text("DEPTH = 2\n")  # not the plugin's own module
+        with pytest.raises(MatchError, match=r"bot 'pkgbot': package idt_pkgbots changed"):
+            run_match(config, path, jobs=1, progress=False)
+    finally:
+        for name in ("idt_pkgbots", "idt_pkgbots.helper"):
+            sys.modules.pop(name, None)

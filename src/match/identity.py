@@ -6,8 +6,9 @@ what bones can see of that:
 
 * a bot registered by a plugin: the plugin's name, the distribution and version it was
   installed from (``importlib.metadata``; the built-in bots: bones and its version), the
-  sha256 of the plugin's module file and of the file of the module that defines the
-  bot's factory (not for the built-ins: bones' version stands for them), and the bot's
+  sha256 of the code of the plugin's module and of the module that defines the bot's
+  factory -- the module's file, or for a module of a package every Python file of the
+  package -- (not for the built-ins: bones' version stands for them), and the bot's
   options as resolved from the spec (the defaults filled in: a plugin that changes a
   default changes the bot);
 * an external bot (``cmd:COMMAND LINE``): the sha256 of its program (the command's first
@@ -87,6 +88,42 @@ def _dist_of_module(module: ModuleType) -> tuple[str, str] | None:
     return None
 
 
+def _package_sha256(paths: Sequence[str]) -> str | None:
+    """One sha256 over the Python files of a package's folders (each file's path in the
+    package and its own sha256, in order); ``None`` if one cannot be read."""
+    digest = hashlib.sha256()
+    for root in paths:
+        found = []
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            found += [os.path.join(folder, n) for n in names if n.endswith((".py", ".pyi"))]
+        for path in sorted(found):
+            one = file_sha256(path)
+            if one is None:
+                return None
+            digest.update(f"{os.path.relpath(path, root)}\0{one}\n".encode())
+    return digest.hexdigest()
+
+
+def _source(module: ModuleType) -> tuple[str, str | None] | None:
+    """What stands for a module's code: ``("package TOP", sha256 of every Python file of
+    its top-level package)`` for a module of a package (a bot's code is often spread over
+    it), ``("module NAME", sha256 of its file)`` for a lone module; ``None`` for bones'
+    own modules (its version stands for them) and modules without a file."""
+    name = module.__name__
+    top = name.partition(".")[0]
+    if top == "bones":
+        return None
+    package = sys.modules.get(top)
+    paths = getattr(package, "__path__", None) if package is not None else None
+    if paths:
+        return f"package {top}", _package_sha256([str(p) for p in paths])
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    return f"module {name}", file_sha256(path)
+
+
 def _plugin_identity(spec: str) -> dict[str, Any]:
     from .. import __version__
     from ..bot import _resolve_spec
@@ -107,9 +144,9 @@ def _plugin_identity(spec: str) -> dict[str, Any]:
         out["dist"], out["version"] = dist if dist is not None else (None, None)
         factory = _module_of(bspec.factory)
         for mod in (module, factory):
-            path = getattr(mod, "__file__", None) if mod is not None else None
-            if mod is not None and isinstance(path, str) and not mod.__name__.startswith("bones."):
-                files[f"module {mod.__name__}"] = file_sha256(path)
+            source = _source(mod) if mod is not None else None
+            if source is not None:
+                files[source[0]] = source[1]
     out["files"] = files
     out["options"] = {k: _plain(v) for k, v in sorted(options.items())}
     return out
