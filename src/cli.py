@@ -341,7 +341,8 @@ def _match_parsers(sub: Any) -> None:
         "--games",
         type=int,
         metavar="N",
-        help="games per encounter, rounded up to whole duplicate sets (default 100)",
+        help="games per encounter, rounded up to whole duplicate sets (default 100; with "
+        "--sprt: until the test decides, at most 1,000,000)",
     )
     p.add_argument("--seed", type=int, metavar="S", help="match seed: the deals (default 0)")
     p.add_argument(
@@ -404,9 +405,9 @@ def _match_parsers(sub: Any) -> None:
         "--sprt",
         nargs="*",
         metavar="KEY=VALUE",
-        help="stop once a GSPRT decides: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults; "
-        "any of them, also comma separated: --sprt elo0=0,elo1=5); it takes only KEY=VALUE "
-        "words, so bots may follow",
+        help="play until a GSPRT decides (or --games, if given, are played): elo0=0 elo1=10 "
+        "alpha=0.05 beta=0.05 (the defaults; any of them, also comma separated: --sprt "
+        "elo0=0,elo1=5); it takes only KEY=VALUE words, so bots may follow",
     )
     p.add_argument(
         "--secret",
@@ -421,6 +422,12 @@ def _match_parsers(sub: Any) -> None:
     )
     p.add_argument("--resume", action="store_true", help="continue the journal's match")
     p.add_argument("--overwrite", action="store_true", help="start an existing journal again")
+    p.add_argument(
+        "--allow-changed-bots",
+        action="store_true",
+        help="continue a journal whose bots changed since its games were played (another "
+        "plugin version, program or options); the change is recorded in the journal",
+    )
     p.add_argument(
         "--plugin",
         action="append",
@@ -603,7 +610,13 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "players": pick(args.players, "players", 2),
         "options": options,
         "format": pick(args.format, "format", "head-to-head"),
-        "games": pick(args.games, "games", 100),
+        # --sprt without --games: until the test decides (to a safety maximum), also
+        # when it is added to a journal that was played with a number of games
+        "games": args.games
+        if args.games is not None
+        else None
+        if args.sprt is not None
+        else old.get("games", 100),
         "seed": pick(args.seed, "seed", 0),
         "duplicate": False if args.no_duplicate else old.get("duplicate", True),
         "timeout": None if not timeout else timeout,
@@ -642,6 +655,7 @@ def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
             progress=progress,
             executor=cluster.executor if cluster is not None else None,
             affinity=args.affinity == "game",
+            allow_changed_bots=args.allow_changed_bots,
         )
     finally:
         if cluster is not None:
@@ -735,9 +749,31 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(f"--players {players} but {len(seats)} seats in --seats")
         seed = secrets.randbelow(1 << 31) if args.seed is None else args.seed
         game = new_game(args.variant or "straight", players, seed, **parse_options(args.option))
+        _check_seats(seats, game.variant)  # before the banner: a bad seat is a usage error
         print(f"bones play: {game.variant}, {players} players, seed {seed}", file=out)
     save = args.save or args.resume or "bones-play.game"
-    return play_game(game, seats, save_path=save, out=out)
+    # a game resumed from its file saves back there; any other file is never written over
+    replace = args.resume is not None and os.path.abspath(save) == os.path.abspath(args.resume)
+    return play_game(game, seats, save_path=save, out=out, replace=replace)
+
+
+def _check_seats(seats: Sequence[str], variant: str) -> None:
+    from .bot import check_spec
+    from .render.play import HUMAN
+
+    for seat, spec in enumerate(seats):
+        if spec == HUMAN:
+            continue
+        try:
+            bspec = check_spec(spec)
+        except OptionError as exc:
+            raise UsageError(f"--seats: seat {seat}: {exc}") from None
+        if not bspec.supports(variant):
+            plays = ", ".join(bspec.variants or ())
+            raise UsageError(
+                f"--seats: seat {seat}: bot {bspec.name!r} does not play {variant}; "
+                f"it plays: {plays}"
+            )
 
 
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:

@@ -86,7 +86,7 @@ def test_cli_resume_and_sprt_on_dask(tmp_path, cluster, capsys):
         summary = run_match(sprt, tmp_path / "sprt.jsonl", executor=dask.executor, jobs=2)
     finally:
         dask.close()
-    assert summary["sprt"]["decision"] is not None
+    assert summary["sprt"]["decision"] in ("H0", "H1")
     assert len(_games(tmp_path / "sprt.jsonl")) < 4000
 
 

@@ -278,7 +278,7 @@ def test_user_ctrl_c_stops_cleanly_and_resumably(tmp_path):
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130, err
-    assert b"Interrupted: bones match --resume" in out
+    assert f"Interrupted: bones match --resume --journal {journal} continues".encode() in out
     assert b"Traceback" not in err
     data = read_journal(journal)
     assert not data.warnings and len(data.records) >= 20

@@ -85,3 +85,104 @@ def test_fuzzed_files_load_or_fail_cleanly(tmp_path_factory, data):
         assert str(exc).startswith(str(path))
     else:
         assert len(seats) == game.players
+
+
+# -- bones play: the save never written over, a bare tile, the seats checked first --------
+
+
+def test_a_save_never_writes_over_another_game(tmp_path, monkeypatch, capsys):
+    import io
+
+    from bones.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bones-play.game").write_bytes(b"an older saved game")
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "--seats", "human,greedy", "--seed", "3"]) == 130
+    out = capsys.readouterr().out
+    assert "bones-play.game holds another saved game: it is kept" in out
+    assert "game saved to bones-play-2.game; continue it with: bones play --resume " in out
+    assert (tmp_path / "bones-play.game").read_bytes() == b"an older saved game"
+    game, seats = load_game("bones-play-2.game")
+    assert seats == ["human", "greedy"]
+    # resumed from its file, the game saves back to it
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "--resume", "bones-play-2.game"]) == 130
+    assert "game saved to bones-play-2.game;" in capsys.readouterr().out
+    assert not (tmp_path / "bones-play-3.game").exists()
+
+
+def test_a_bare_tile_is_its_only_placement(tmp_path):
+    import io
+
+    from bones.render.play import _by_tile, _tiles, play_game
+
+    game = new_game("straight", 2, seed=1)
+    typed: list[str] = []
+    expected: list = []  # (round, the move a bare tile names)
+
+    def ask(prompt: str) -> str:
+        for rnd, move in expected:  # each bare tile played its one placement
+            assert rnd is not game.round or move in rnd.moves
+        legal = game.round.legal_moves
+        tiles = [str(m.tile) for m in legal if m.tile is not None and m.tile2 is None]
+        once = [m for m in legal if m.tile is not None and tiles.count(str(m.tile)) == 1]
+        if len(typed) >= 4 or not once:
+            return "q"
+        a, b = str(once[0].tile).split("-")
+        typed.append(f"{b}-{a}")  # either way round
+        expected.append((game.round, once[0]))
+        return typed[-1]
+
+    human = game.round.to_move
+    seats = ["greedy", "greedy"]
+    seats[human] = "human"
+    out = io.StringIO()
+    assert play_game(game, seats, save_path=str(tmp_path / "g"), ask=ask, out=out) == 130
+    assert typed and "is not one of your moves" not in out.getvalue()
+    for rnd, move in expected:
+        assert rnd is not game.round or move in rnd.moves
+    legal = list(new_game("straight", 2, seed=1).round.legal_moves)
+    assert _by_tile(legal, "x") == [] and _tiles(1) == "1 tile" and _tiles(2) == "2 tiles"
+
+
+def test_a_bad_seat_is_a_usage_error_before_the_banner(capsys):
+    from bones.cli import main
+
+    assert main(["play", "--seats", "human,gredy"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("bones: error: --seats: seat 1: unknown bot 'gredy'; known bots:")
+
+
+def test_a_bare_tile_with_several_placements_is_asked_again(tmp_path):
+    import io
+
+    from bones.render.play import play_game
+
+    # find a position where the seat to move has a tile that goes on two ends
+    def search():
+        for seed in range(100):
+            game = new_game("straight", 2, seed=seed)
+            rnd = game.round
+            for _ in range(8):
+                tiles = [str(m.tile) for m in rnd.legal_moves if m.tile is not None]
+                twice = [t for t in tiles if tiles.count(t) > 1]
+                if twice:
+                    return game, rnd, twice
+                if rnd.is_over:
+                    break
+                doubles = [m for m in rnd.legal_moves if m.tile is not None and m.tile.is_double]
+                rnd.play((doubles or list(rnd.legal_moves))[0])
+        raise AssertionError("no position with a tile on two ends")
+
+    game, rnd, twice = search()
+    answers = iter([twice[0], "q"])
+    seats = ["greedy", "greedy"]
+    seats[rnd.to_move] = "human"
+    out = io.StringIO()
+    code = play_game(
+        game, seats, save_path=str(tmp_path / "g"), ask=lambda _: next(answers), out=out
+    )
+    assert code == 130
+    assert f"{twice[0]} goes on more than one end: type one of {twice[0]}@" in out.getvalue()

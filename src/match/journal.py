@@ -1,11 +1,13 @@
 """The journal of a match and its game records.
 
 The journal is a text file of JSON objects, one per line (JSON Lines, UTF-8).  The first
-line is the match header ``{"type": "match", "version": 1, "config": {...}}``; every
-finished game is appended as ``{"type": "game", ...}`` (its record) and flushed at once;
-``--resume`` appends ``{"type": "resume", "config": {...}}``.  A line cut short by a kill
-can only be the last one: it is detected, dropped with a warning, and cut off before
-anything new is appended.  Tables and Elo are always recomputed from this file.
+line is the match header ``{"type": "match", "version": 1, "bones": ..., "python": ...,
+"bots": [...], "config": {...}}`` (``bots``: each bot's identity, see
+:mod:`bones.match.identity`); every finished game is appended as ``{"type": "game", ...}``
+(its record) and flushed at once; ``--resume`` appends ``{"type": "resume", "config":
+{...}, "bots": [...]}`` (with ``"changed"`` when the bots changed on purpose).  A line
+cut short by a kill can only be the last one: it is detected, dropped with a warning, and
+cut off before anything new is appended.  Tables and Elo are always recomputed from this file.
 
 A game record holds the variant, options, players, the bot spec of each seat, the game
 seed, every round (``Round.to_msgpack()`` in base64: the deal -- hands, stock, leader --
@@ -347,6 +349,14 @@ class JournalReader:
         self.good_bytes = 0
         self.duplicates = 0
         self.line = 0
+        #: The versions of bones and Python that wrote the header (``None``: not kept).
+        self.versions: dict[str, Any] = {}
+        #: The bots' identity (:mod:`bones.match.identity`): the header's, then that of
+        #: each resume line that has one; ``None`` for a journal written before bones
+        #: kept it.
+        self.identity: list[dict[str, Any]] | None = None
+        #: How the bots changed, as resume lines record it (``--allow-changed-bots``).
+        self.changes: list[str] = []
         self._pending: bytes | None = None
         first = self._next_line()
         if first is None:
@@ -363,6 +373,8 @@ class JournalReader:
             )
         self.header = self._config(obj)
         self.config = self.header
+        self.versions = {"bones": obj.get("bones"), "python": obj.get("python")}
+        self.identity = self._identity(obj)
         self.good_bytes = len(first)
 
     def _fail(self, what: str) -> JournalError:
@@ -433,6 +445,34 @@ class JournalReader:
         except MatchError as exc:
             raise self._fail(str(exc)) from None
 
+    def _identity(self, obj: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        """The ``bots`` of a header or resume line, checked: one object per bot."""
+        bots = obj.get("bots")
+        if bots is None:
+            return None
+        n = len((self.header or {}).get("bots") or ())
+        if (
+            not isinstance(bots, list)
+            or len(bots) != n
+            or not all(isinstance(b, dict) for b in bots)
+        ):
+            raise self._fail(
+                f"field 'bots' must be the identity of each of the {n} bots (objects); "
+                f"got {_json(bots)}"
+            )
+        return bots
+
+    def _resume(self, obj: Mapping[str, Any]) -> None:
+        """What a resume line adds: the bots' identity and how they changed."""
+        identity = self._identity(obj)
+        if identity is not None:
+            self.identity = identity
+        changed = obj.get("changed")
+        if changed is not None:
+            if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+                raise self._fail(f"field 'changed' must be a list of texts; got {_json(changed)}")
+            self.changes.extend(changed)
+
     def games(self, rounds: bool = True) -> Iterator[dict[str, Any]]:
         """Each game record once (the first of its id), checked, in file order.  With
         ``rounds=False`` a record's ``rounds`` (nine tenths of its bytes) are cut out
@@ -472,6 +512,7 @@ class JournalReader:
                 if config.get("secret") != self.header.get("secret"):
                     raise self._fail("a resume line with another secret than the header's")
                 self.config = config
+                self._resume(obj)
             elif kind == "match":
                 raise self._fail("a second header line; a journal holds one match")
             else:
@@ -498,6 +539,7 @@ class JournalReader:
                 config = self._config(obj)
                 if all(config.get(k) == (self.header or {}).get(k) for k in _IDENTITY):
                     self.config = config
+                    self._resume(obj)
 
     def close(self) -> None:
         self.f.close()
@@ -723,16 +765,38 @@ class Journal:
                 f"cannot read the journal {self.path}: {exc.strerror or exc}"
             ) from None
 
-    def start(self, config: Mapping[str, Any], *, resume: bool, keep: int = 0) -> None:
+    def start(
+        self,
+        config: Mapping[str, Any],
+        *,
+        resume: bool,
+        keep: int = 0,
+        bots: Sequence[Mapping[str, Any]] | None = None,
+        changed: Sequence[str] = (),
+    ) -> None:
         """Cut the file to its first ``keep`` bytes and write the header (``resume``
-        false) or a resume line."""
+        false) or a resume line, with the versions of bones and Python, the identity of
+        each bot (``bots``, :mod:`bones.match.identity`) and, on a resume line, how the
+        bots changed since the journal's last identity (``changed``: a rerun with
+        ``--allow-changed-bots``)."""
+        import platform
+
         from .. import __version__
 
         self.cut(keep if resume else 0)
         kind = "resume" if resume else "match"
-        self._write(
-            {"type": kind, "version": JOURNAL_VERSION, "bones": __version__, "config": config}
-        )
+        entry: dict[str, Any] = {
+            "type": kind,
+            "version": JOURNAL_VERSION,
+            "bones": __version__,
+            "python": platform.python_version(),
+        }
+        if bots is not None:
+            entry["bots"] = [dict(b) for b in bots]
+        if changed:
+            entry["changed"] = list(changed)
+        entry["config"] = config
+        self._write(entry)
 
     def cut(self, keep: int) -> None:
         """Cut the file to its first ``keep`` bytes (a line cut short by a kill goes)."""

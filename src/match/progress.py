@@ -32,7 +32,7 @@ class Progress:
 
     def __init__(
         self,
-        total: int,
+        total: int | None,
         *,
         stream: TextIO | None = None,
         enabled: bool | None = None,
@@ -55,9 +55,16 @@ class Progress:
         self.note = ""
 
     def line(self, now: float | None = None) -> str:
-        """The text of the bar: ``[#####-----] 512/1000  51.2%  83.1 games/s  ETA 0:06``."""
+        """The text of the bar: ``[#####-----] 512/1000  51.2%  83.1 games/s  ETA 0:06``;
+        without a total (an SPRT that plays until it decides): ``512 games  83.1
+        games/s``."""
         now = time.monotonic() if now is None else now
         done, total = self.done, self.total
+        if total is None:
+            elapsed = now - self.start
+            rate = (done - (self.first or 0)) / elapsed if elapsed > 0 else 0.0
+            text = f"{done} games  {rate:,.1f} games/s"
+            return f"{text}  {self.note}" if self.note else text
         frac = done / total if total else 1.0
         filled = int(self.width * frac)
         bar = "#" * filled + "-" * (self.width - filled)
@@ -82,7 +89,7 @@ class Progress:
         if not self.enabled:
             return
         now = time.monotonic()
-        if now - self.last_draw < self.interval and done < self.total:
+        if now - self.last_draw < self.interval and (self.total is None or done < self.total):
             return
         self.last_draw = now
         self.stream.write("\r\x1b[2K" + self.line(now))

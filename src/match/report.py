@@ -166,6 +166,7 @@ class _PairFold:
         self.units = _Histogram()
         self.pairs: list[float] = []  # pair points of complete deal pairs (0..2), as counts
         self.penta = [0] * 5
+        self.incomplete = 0  # units (duplicate sets) with games still missing
 
 
 #: (ranks, side bots, bots) -> _game_shape's answer: a match has few distinct ones
@@ -261,19 +262,21 @@ class _Fold:
         if entry[0] >= self.group_size:
             self._close(group)
 
-    def _close(self, group: int) -> None:
+    def _close(self, group: int, complete: bool = True) -> None:
         _, bots, pairs = self.open.pop(group)
         for bot, values in bots.items():
             self.units[bot].add(math.fsum(values) / len(values))
         for key, values in pairs.items():
             pair = self.pairs[key]
             pair.units.add(math.fsum(values) / len(values))
+            if not complete:
+                pair.incomplete += 1
             if self.penta and len(values) == 2:
                 pair.penta[round(sum(values) * 2)] += 1
 
     def finish(self) -> None:
         for group in sorted(self.open):
-            self._close(group)
+            self._close(group, complete=False)
 
 
 class Summary:
@@ -354,6 +357,7 @@ class Summary:
                 "losses": p.wdl[2],
                 "points": p.scores.total(),
                 "units": p.units.n,
+                "incomplete_units": p.incomplete,
                 "estimate": p.units.estimate(),
                 "pentanomial": dict(zip(PENTANOMIAL, p.penta, strict=True)) if fold.penta else None,
                 "bots": [names[a], names[b]],
@@ -381,7 +385,7 @@ class Summary:
                 "lower": test.sprt.lower,
                 "upper": test.sprt.upper,
                 "units": test.n,
-                "decision": test.decision,
+                "decision": test.decision or "undecided",
             }
         return out
 
@@ -463,14 +467,17 @@ def summarize_journal(
                 if text not in warnings:
                     warnings.append(text)
 
+    changes: list[str] = []
     if config is not None:  # the config after the resume lines
         reader = JournalReader(path)
         try:
             config = reader.final_config()
+            changes = reader.changes
         finally:
             reader.close()
     summary = summarize(config, records, total=total, labels=labels)
     summary["warnings"] = warnings
+    summary["bot_changes"] = changes
     return summary
 
 
@@ -542,11 +549,13 @@ def format_table(summary: Mapping[str, Any]) -> str:
         extra.append(f"{void} void: engine error")
     if (summary.get("aborted") or 0) > void:
         extra.append(f"{summary['aborted'] - void} aborted")
-    lines.append(
-        f"Games: {counted}"
-        + (f" of {scheduled}" if scheduled is not None else "")
-        + (f" ({'; '.join(extra)})" if extra else "")
-    )
+    of = f" of {scheduled}" if scheduled is not None else ""
+    if c.get("sprt") and scheduled is not None:
+        # an SPRT plays until it decides: the games scheduled are only its cap
+        cap = "the safety maximum" if c.get("games") is None else "--games"
+        extra.insert(0, f"SPRT: until it decides, at most {scheduled:,}, {cap}")
+        of = ""
+    lines.append(f"Games: {counted}{of}" + (f" ({'; '.join(extra)})" if extra else ""))
     lines.append("")
     header = (
         f"{'#':>2}  {'bot':<{_w(bots)}}  {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'points':>8}"
@@ -583,15 +592,19 @@ def format_table(summary: Mapping[str, Any]) -> str:
         e = p["estimate"]
         unit = _unit_name(summary)
         lines.append("")
+        part = p.get("incomplete_units") or 0
+        part_text = f", {part} of them incomplete" if part else ""
         lines.append(
             f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])} "
-            f"+/- {_err(e['elo_error'])} (95%, {p['units']} {unit}), LOS {_pct(e['los'])}"
+            f"+/- {_err(e['elo_error'])} (95%, {p['units']} {unit}{part_text}), "
+            f"LOS {_pct(e['los'])}"
         )
     for p in pairs:
         if p.get("pentanomial"):
             counts = ", ".join(f"{k} {v}" for k, v in p["pentanomial"].items())
             n = sum(p["pentanomial"].values())
-            lines.append(f"Pentanomial {' vs '.join(p['bots'])}: {counts} ({n} deal pairs)")
+            whole = " complete" if p.get("incomplete_units") else ""
+            lines.append(f"Pentanomial {' vs '.join(p['bots'])}: {counts} ({n}{whole} deal pairs)")
     s = summary.get("sprt")
     if s:
         unit = _unit_name(summary)
@@ -599,6 +612,13 @@ def format_table(summary: Mapping[str, Any]) -> str:
             "H1": f"H1 accepted (elo >= {s['elo1']:g}) after {s['units']} {unit}",
             "H0": f"H0 accepted (elo <= {s['elo0']:g}) after {s['units']} {unit}",
         }.get(s["decision"], f"undecided after {s['units']} {unit}")
+        if (
+            s["decision"] not in ("H0", "H1")
+            and not summary.get("interrupted")
+            and scheduled is not None
+            and summary.get("played", 0) >= scheduled
+        ):
+            verdict += f": the cap of {scheduled:,} games is reached (a higher --games goes on)"
         lines.append(
             f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
             f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) -> {verdict}"
@@ -614,8 +634,13 @@ def format_table(summary: Mapping[str, Any]) -> str:
         shown = "; ".join(summary.get("errors") or [])
         more = f" (and {void - len(summary.get('errors') or [])} more)" if void > 3 else ""
         lines.append(f"Engine errors, {void} game(s) void, not counted: {shown}{more}")
+    for change in summary.get("bot_changes") or []:
+        lines.append(f"Bots changed during the match (--allow-changed-bots): {change}")
     if summary.get("interrupted"):
-        lines.append("Interrupted: bones match --resume --journal JOURNAL continues the match")
+        import shlex
+
+        journal = shlex.quote(str(summary.get("journal") or "JOURNAL"))
+        lines.append(f"Interrupted: bones match --resume --journal {journal} continues the match")
     if summary.get("journal"):
         lines.append(f"Journal: {summary['journal']}")
     return "\n".join(lines)

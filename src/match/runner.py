@@ -139,6 +139,13 @@ class _State:
         per_game = max(self.game_seconds / self.timed_games, 1e-5)
         size = int(0.2 / per_game)
         size = min(size, 256, max(1, remaining // (2 * jobs)))
+        if self.tally.test is not None:
+            # an SPRT is checked as each duplicate set completes; what is in flight when it
+            # decides is played for nothing: at most about a quarter of what was played
+            size = min(size, max(1, len(self.done) // (8 * jobs)))
+        group = self.plan.schedule.group_size
+        if size > group:  # whole duplicate sets: the SPRT gets complete ones sooner
+            size -= size % group
         return max(1, size)
 
 
@@ -352,6 +359,7 @@ def run_match(
     stream: TextIO | None = None,
     executor: cf.Executor | None = None,
     affinity: bool = True,
+    allow_changed_bots: bool = False,
 ) -> dict[str, Any]:
     """Run (or resume) a match and return its summary: what
     :func:`bones.match.report.summarize_journal` gives of the journal, the truth of the
@@ -370,7 +378,16 @@ def run_match(
     processes, each worker of the pool and the bots it starts share one CPU (turns are
     then process switches, not wake-ups of another CPU; see docs/matches.md); False lets
     the system place them (bots that think on several threads want that).
+
+    The journal keeps the identity of each bot (:mod:`bones.match.identity`: its
+    plugin's distribution and version, the hash of its module or program, its options).
+    A journal whose bots' identity differs from this run's is refused
+    (:class:`MatchError` naming each bot and what changed) unless
+    ``allow_changed_bots``: then the match continues and the resume line records the
+    change.  A journal written before bones kept identities is continued with a warning
+    and the identity recorded from then on.
     """
+    from .identity import identities
     from .report import summarize_journal
 
     path = os.fspath(journal) if journal is not None else config.default_journal()
@@ -413,6 +430,7 @@ def run_match(
                 config = _replace(config, secret=new_secret())
         the_plan = plan(config, names)
         total = the_plan.schedule.total
+        bots_identity = identities(config.bots)
         tally = LiveTally(
             the_plan.labels,
             config.sprt,
@@ -425,12 +443,15 @@ def run_match(
         # of a match does not read the whole journal again in one process.
         summary = None
         if config.sprt is None:
-            header = MatchConfig.from_dict(json.loads(encode_record(config.to_dict())))
-            summary = Summary(header.to_dict(), total=total, labels=the_plan.labels)
+            summary = Summary(_as_journal(config), total=total, labels=the_plan.labels)
         done = IdSet()
         warnings: list[str] = []
+        changed: list[str] = []
+        recorded: list[str] = []  # the changes the journal's resume lines record
+        played = 0
         if reader is not None:
             for rec in reader.games(rounds=False):
+                played += 1
                 gid = rec["id"]
                 if gid < total and done.add(gid):
                     tally.add(rec)
@@ -440,21 +461,34 @@ def run_match(
             warnings = reader.warnings
             for text in warnings:
                 print(f"bones: warning: {text}", file=stream)
+            recorded = list(reader.changes)
+            changed = _check_identity(
+                reader, bots_identity, config, path, played, allow_changed_bots, stream
+            )
         pending = [g for g in range(total) if g not in done]
-        if reader is not None and (not pending or tally.decision is not None):
-            jnl.cut(reader.good_bytes)  # nothing to play: no resume line
+        idle = not pending or tally.decision is not None
+        if reader is not None:
+            _say_resuming(path, played, len(pending), config, tally, stream)
+        if reader is not None and idle and reader.config == _as_journal(config):
+            jnl.cut(reader.good_bytes)  # nothing to play, nothing new: no resume line
         else:
+            # a resume line also when only the settings changed (an SPRT added to a
+            # finished match): the journal says what its summary is of
             jnl.start(
                 config.to_dict(),
                 resume=reader is not None,
                 keep=reader.good_bytes if reader is not None else 0,
+                bots=bots_identity,
+                changed=changed,
             )
+            recorded += changed
     except BaseException:
         if reader is not None:
             reader.close()
         jnl.close()
         raise
-    bar = Progress(total, stream=stream, enabled=progress)
+    until_decided = config.sprt is not None and config.games is None
+    bar = Progress(None if until_decided else total, stream=stream, enabled=progress)
     state = _State(the_plan, jnl, tally, bar, done, summary, pin=affinity and pin_wanted(config))
     bar.update(len(state.done), tally.status())
     interrupted = False
@@ -477,10 +511,79 @@ def run_match(
     for text in result.pop("warnings", []):
         if text not in warnings:
             print(f"bones: warning: {text}", file=stream)
+    result["bot_changes"] = recorded
     result["journal"] = path
     if interrupted:
         result["interrupted"] = True
     return result
+
+
+def _check_identity(
+    reader: JournalReader,
+    bots: list[dict[str, Any]],
+    config: MatchConfig,
+    path: str,
+    played: int,
+    allow: bool,
+    stream: TextIO,
+) -> list[str]:
+    """How this run's bots differ from the journal's (one line per bot); a
+    :class:`MatchError` unless ``allow``.  A journal without identities (written before
+    bones kept them) is taken to be of these bots, with a warning."""
+    from .identity import differences
+
+    if reader.identity is None:
+        version = reader.versions.get("bones") or "an older version"
+        print(
+            f"bones: warning: {path} was written by bones {version}, which did not record "
+            f"what its bots were: its {played} games are taken as played by these bots "
+            "(their identity is recorded from now on)",
+            file=stream,
+        )
+        return []
+    changed = differences(reader.identity, bots, config.bots)
+    if not changed:
+        return []
+    what = "; ".join(changed)
+    if not allow:
+        raise MatchError(
+            f"the journal {path} holds {played} games of other bots than these: {what}. "
+            "Its results are not theirs: give a new journal (--journal NEW) to play them, "
+            "or --allow-changed-bots to continue this one on purpose (the change is "
+            "recorded in the journal)"
+        )
+    print(
+        f"bones: warning: {path}: continuing with changed bots (--allow-changed-bots): {what}",
+        file=stream,
+    )
+    return changed
+
+
+def _say_resuming(
+    path: str, played: int, pending: int, config: MatchConfig, tally: LiveTally, stream: TextIO
+) -> None:
+    """Say on ``stream`` that the journal is continued, or that its result is old."""
+    if tally.decision is not None:
+        print(
+            f"bones: {path}: {played} games played; the SPRT decided ({tally.decision}): "
+            "nothing to play, the result is the journal's",
+            file=stream,
+        )
+    elif not pending:
+        print(
+            f"bones: {path}: {played} games played; the match is complete: nothing to "
+            "play, the result is the journal's",
+            file=stream,
+        )
+    elif config.sprt is not None and config.games is None:
+        print(f"bones: resuming {path}: {played} games played; until the SPRT decides", file=stream)
+    else:
+        print(f"bones: resuming {path}: {played} games played, {pending} to play", file=stream)
+
+
+def _as_journal(config: MatchConfig) -> dict[str, Any]:
+    """The config as a journal's reader gives it back (JSON and checked)."""
+    return MatchConfig.from_dict(json.loads(encode_record(config.to_dict()))).to_dict()
 
 
 def _replace(config: MatchConfig, **changes: Any) -> MatchConfig:

@@ -30,6 +30,10 @@ BOT_LOG_LIMIT = 1 << 20
 #: The most games a match may schedule (its ids, and the list of games to play, stay small).
 MAX_GAMES = 10_000_000
 
+#: The games an SPRT match schedules when no ``--games`` caps it (``games`` None): it
+#: plays until the test decides, and this is only a safety maximum.
+SPRT_MAX_GAMES = 1_000_000
+
 
 class MatchError(OptionError):
     """Bad input for a match (a seating that cannot be made, a bad journal, ...): one line
@@ -43,7 +47,8 @@ class MatchError(OptionError):
 @dataclass(frozen=True)
 class MatchConfig:
     """What a match is.  ``games``: games per encounter (a pair of bots in a round robin or
-    a gauntlet, all the bots in a head-to-head), rounded up to whole duplicate sets;
+    a gauntlet, all the bots in a head-to-head), rounded up to whole duplicate sets
+    (``None``, with an SPRT: until the test decides, at most :data:`SPRT_MAX_GAMES`);
     ``timeout``: seconds per move, and per call of every other hook of a bot (``None``: no
     limit); ``plugins``: modules registered as bones plugins in every worker (bots that
     are not installed as entry points); ``secret``: the key of the bots' seeds (hex; drawn
@@ -61,7 +66,7 @@ class MatchConfig:
     players: int = 2
     options: Mapping[str, Any] = field(default_factory=dict)
     format: str = "head-to-head"
-    games: int = 100
+    games: int | None = 100
     seed: int = 0
     duplicate: bool = True
     timeout: float | None = 10.0
@@ -143,7 +148,7 @@ class MatchConfig:
             players=get("players", int),
             options=dict(get("options", (dict, type(None)), None) or {}),
             format=get("format", str, "head-to-head"),
-            games=get("games", int),
+            games=None if data.get("games", 0) is None else get("games", int),
             seed=get("seed", int, 0),
             duplicate=get("duplicate", bool, True),
             timeout=None if timeout is None else float(timeout),
@@ -472,7 +477,12 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
         allowed = ", ".join(map(str, spec.players))
         raise MatchError(f"{spec.name} is played by {allowed} players, not {config.players}")
     spec.resolve(config.players, **config.options)  # OptionError naming the option
-    if isinstance(config.games, bool) or not isinstance(config.games, int) or config.games < 1:
+    games = config.games
+    if games is None and config.sprt is not None:
+        games = SPRT_MAX_GAMES  # until the SPRT decides; a safety maximum
+    if games is None:
+        raise MatchError("a match without --sprt needs --games N (games per encounter)")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise MatchError(f"--games must be a whole number >= 1; got {config.games!r}")
     if config.timeout is not None and not config.timeout > 0:
         raise MatchError(
@@ -515,7 +525,7 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
         raise MatchError("--sprt tests one bot against another: it needs a head-to-head of 2 bots")
     seats = tuple(seatings(len(encounters[0]), n_sides))
     group = len(seats) if config.duplicate else 1
-    deals = math.ceil(config.games / group)
+    deals = math.ceil(games / group)
     schedule = Schedule(tuple(encounters), seats, config.duplicate, deals)
     if schedule.total > MAX_GAMES:
         raise MatchError(

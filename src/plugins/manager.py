@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import os
+import sys
 import threading
 import warnings
 from collections.abc import Sequence
@@ -160,13 +162,53 @@ def register_modules(modules: Sequence[str]) -> None:
     changed = False
     for name in modules:
         try:
-            module = importlib.import_module(name)
+            module = _import_plugin(name)
         except Exception as exc:  # any import failure is bad input
             raise OptionError(
-                f"--plugin {name}: cannot import it ({type(exc).__name__}: {exc})"
+                f"--plugin {name}: cannot import it ({type(exc).__name__}: {exc}){_hint(name, exc)}"
             ) from None
         if not pm.is_registered(module) and pm.get_plugin(name) is None:
             pm.register(module, name=name)
             changed = True
     if changed:
         registry.reset(plugins=False)
+
+
+def _in_cwd(name: str) -> bool:
+    """Whether the current folder holds the top-level module of ``name``."""
+    top = name.partition(".")[0]
+    return os.path.isfile(f"{top}.py") or os.path.isfile(os.path.join(top, "__init__.py"))
+
+
+def _import_plugin(name: str) -> Any:
+    """Import a ``--plugin`` module; one that is not found on ``sys.path`` is looked for
+    in the current folder too, as ``python -m`` would find it (the folder goes at the end
+    of ``sys.path``, so it never hides an installed module; worker processes, forked
+    later, inherit it)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        top = name.partition(".")[0]
+        cwd = os.getcwd()
+        if exc.name != top or not _in_cwd(name) or cwd in sys.path or "" in sys.path:
+            raise
+        sys.path.append(cwd)
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+
+
+def _hint(name: str, exc: BaseException) -> str:
+    """What to do about a ``--plugin`` that cannot be imported, when it is clear."""
+    if name.endswith(".py") or os.sep in name or "/" in name:
+        module = os.path.splitext(os.path.basename(name))[0]
+        return (
+            f"; --plugin takes a module name, not a file: --plugin {module} (run from the "
+            "folder that holds it, or put that folder on PYTHONPATH)"
+        )
+    if isinstance(exc, ModuleNotFoundError) and exc.name == name.partition(".")[0]:
+        return (
+            f"; --plugin takes a module importable from sys.path or the current folder "
+            f"({os.getcwd()}): run from the folder that holds {exc.name}.py, put that folder on "
+            "PYTHONPATH, or install the plugin"
+        )
+    return ""

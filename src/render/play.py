@@ -21,7 +21,7 @@ from ..records import unpack_message
 from .replay import explain_events
 from .terminal import board_text
 
-__all__ = ["HUMAN", "PlayError", "load_game", "play_game", "save_game"]
+__all__ = ["HUMAN", "PlayError", "free_path", "load_game", "play_game", "save_game"]
 
 #: The seat spec of a person at the keyboard.
 HUMAN = "human"
@@ -148,7 +148,7 @@ def _ask_human(table: _Table, seat: int, ask: Callable[[str], str]) -> Any:
     say(f"open ends: {ends}   count {obs.count}   boneyard {obs.stock_size}")
     say(table.scores())
     others = ", ".join(
-        f"{table.names[s]} {obs.hand_sizes[s]} tiles" for s in range(obs.players) if s != seat
+        f"{table.names[s]} {_tiles(obs.hand_sizes[s])}" for s in range(obs.players) if s != seat
     )
     say(f"hands: {others}")
     say(f"your hand ({table.names[seat]}): {' '.join(str(t) for t in obs.hand)}")
@@ -162,10 +162,36 @@ def _ask_human(table: _Table, seat: int, ask: Callable[[str], str]) -> Any:
             raise KeyboardInterrupt
         if text.isdigit() and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]
-        matches = [m for m in legal if str(m) == text]
-        if matches:
+        matches = [m for m in legal if str(m) == text] or _by_tile(legal, text)
+        if len(matches) == 1:
             return matches[0]
+        if matches:
+            where = ", ".join(str(m) for m in matches)
+            say(f"{text} goes on more than one end: type one of {where} (or its number)")
+            continue
         say(f"{text!r} is not one of your moves: type a number from 1 to {len(legal)}")
+
+
+def _tiles(n: int) -> str:
+    return "1 tile" if n == 1 else f"{n} tiles"
+
+
+def _pips(text: str) -> tuple[str, ...] | None:
+    """``"4-6"`` -> ``("4", "6")`` (in order: a tile is the same both ways round)."""
+    parts = text.replace(" ", "").split("-")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return tuple(sorted(str(int(p)) for p in parts))
+
+
+def _by_tile(legal: Sequence[Any], text: str) -> list[Any]:
+    """The placements of the tile typed without an end (``4-4`` for ``4-4@E``)."""
+    pips = _pips(text)
+    if pips is None:
+        return []
+    return [
+        m for m in legal if m.tile is not None and m.tile2 is None and _pips(str(m.tile)) == pips
+    ]
 
 
 def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
@@ -208,6 +234,18 @@ def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
         table.say(f"  {table.names[seat]} holds {left}")
 
 
+def free_path(path: str) -> str:
+    """``path`` if no file is there, else the first of ``stem-2.ext``, ``stem-3.ext``, ...
+    that is free: a saved game is never written over another."""
+    if not os.path.lexists(path):
+        return path
+    stem, ext = os.path.splitext(path)
+    n = 2
+    while os.path.lexists(f"{stem}-{n}{ext}"):
+        n += 1
+    return f"{stem}-{n}{ext}"
+
+
 def play_game(
     game: Any,
     seats: Sequence[str],
@@ -215,10 +253,13 @@ def play_game(
     save_path: str,
     ask: Callable[[str], str] = input,
     out: TextIO = sys.stdout,
+    replace: bool = False,
 ) -> int:
     """Play ``game`` to its end with a person at each ``"human"`` seat and the bot of each
-    other spec; returns 0 when the game is over, 130 when it was saved to ``save_path``
-    (Ctrl-C, end of input or ``q``)."""
+    other spec; returns 0 when the game is over, 130 when it was saved (Ctrl-C, end of
+    input or ``q``) to ``save_path`` or, if a file is there already and ``replace`` is
+    false (it is not the file this game was resumed from), under a new name
+    (:func:`free_path`), which is said."""
     if len(seats) != game.players:
         raise PlayError(f"{len(seats)} seats for a game of {game.players} players")
     table = _Table(game, seats, out)
@@ -230,9 +271,12 @@ def play_game(
                 break
             table.say(f"game scores: {'-'.join(map(str, game.scores))}")
     except (KeyboardInterrupt, EOFError):
-        save_game(save_path, game, seats)
+        path = save_path if replace else free_path(save_path)
+        save_game(path, game, seats)
         table.say()
-        table.say(f"game saved to {save_path}; continue it with: bones play --resume {save_path}")
+        if path != save_path:
+            table.say(f"{save_path} holds another saved game: it is kept")
+        table.say(f"game saved to {path}; continue it with: bones play --resume {path}")
         return 130
     for bot in table.bots.values():
         bot.end_game(game.scores, game.winners)
