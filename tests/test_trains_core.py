@@ -300,7 +300,8 @@ def test_chicken_foot_out_on_a_double():
     r = six("chicken_foot", [["6-1", "1-1"], ["6-2", "2-3", "4-0"]], engine_toes=4)
     for move in ["6-1@6-6", "6-2@6-6"]:
         r.play(move)
-    assert r.pending == "6-6" and legal(r) == set()  # unreachable: seat 0 holds no 6
+    # the engine still wants toes and nobody holds a 6: everyone passes, blocked
+    assert r.pending == "6-6" and r.result == ("blocked", None, (2, 9))
     r = six("chicken_foot", [["6-1", "6-4", "1-1"], ["6-2", "6-3", "2-3"]], engine_toes=4)
     for move in ["6-1@6-6", "6-2@6-6", "6-4@6-6", "6-3@6-6"]:
         r.play(move)
