@@ -699,3 +699,12 @@ def test_random_playouts_summary_is_seeded_and_bounded():
         random_playouts("trains", 12, 8, 12, 1)
     with pytest.raises(OptionError):
         random_playouts("block", 12, 4, 10, 1)
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+@pytest.mark.parametrize("set_max", [6, 9, 12])
+@pytest.mark.parametrize(("players", "hand_size"), [(2, 1), (8, 1), (2, 3)])
+def test_playouts_stay_within_the_bounds_with_long_stocks(layout, set_max, players, hand_size):
+    res = random_playouts(layout, set_max, players, hand_size, 200, seed=set_max)
+    assert res["max_events"] <= 994  # trainstate.pyx derives this bound
+    assert res["plies"] <= 200 * 90
