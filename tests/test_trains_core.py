@@ -141,6 +141,20 @@ def test_double_satisfied_by_the_next_player_after_a_marker():
     assert r.to_move == 1 and legal(r) == {"5-2@P1"}
 
 
+def test_double_satisfied_two_seats_later():
+    r = six("trains", [["6-3", "3-3", "2-0"], ["6-5", "1-0", "4-4"], ["6-4", "3-1", "5-5"]])
+    for move in ["6-3@P0", "6-5@P1", "6-4@P2", "3-3@P0"]:
+        r.play(move)
+    assert r.events[-2:] == (("pass", 0, None, None), ("pass", 1, None, None))
+    assert [t[2] for t in r.trains] == [True, True, False, True]
+    assert r.to_move == 2 and r.pending == "P0"
+    assert legal(r) == {"3-1@P0"}  # 5-5 would fit seat 1's public train, but not now
+    r.play("3-1@P0")
+    assert r.pending is None
+    assert r.events[-1] == ("pass", 0, None, None)
+    assert r.to_move == 1 and legal(r) == {"1-0@P0"}
+
+
 def test_forced_draw_must_be_played_and_is_hidden():
     r = six("trains", [["6-3", "3-3", "2-0"], ["6-5", "3-4", "5-2"]], stock=["5-3", "1-0"])
     r.play("6-3@P0")
