@@ -141,6 +141,20 @@ def test_double_satisfied_by_the_next_player_after_a_marker():
     assert r.to_move == 1 and legal(r) == {"5-2@P1"}
 
 
+def test_double_satisfied_two_seats_later():
+    r = six("trains", [["6-3", "3-3", "2-0"], ["6-5", "1-0", "4-4"], ["6-4", "3-1", "5-5"]])
+    for move in ["6-3@P0", "6-5@P1", "6-4@P2", "3-3@P0"]:
+        r.play(move)
+    assert r.events[-2:] == (("pass", 0, None, None), ("pass", 1, None, None))
+    assert [t[2] for t in r.trains] == [True, True, False, True]
+    assert r.to_move == 2 and r.pending == "P0"
+    assert legal(r) == {"3-1@P0"}  # 5-5 would fit seat 1's public train, but not now
+    r.play("3-1@P0")
+    assert r.pending is None
+    assert r.events[-1] == ("pass", 0, None, None)
+    assert r.to_move == 1 and legal(r) == {"1-0@P0"}
+
+
 def test_forced_draw_must_be_played_and_is_hidden():
     r = six("trains", [["6-3", "3-3", "2-0"], ["6-5", "3-4", "5-2"]], stock=["5-3", "1-0"])
     r.play("6-3@P0")
@@ -300,7 +314,8 @@ def test_chicken_foot_out_on_a_double():
     r = six("chicken_foot", [["6-1", "1-1"], ["6-2", "2-3", "4-0"]], engine_toes=4)
     for move in ["6-1@6-6", "6-2@6-6"]:
         r.play(move)
-    assert r.pending == "6-6" and legal(r) == set()  # unreachable: seat 0 holds no 6
+    # the engine still wants toes and nobody holds a 6: everyone passes, blocked
+    assert r.pending == "6-6" and r.result == ("blocked", None, (2, 9))
     r = six("chicken_foot", [["6-1", "6-4", "1-1"], ["6-2", "6-3", "2-3"]], engine_toes=4)
     for move in ["6-1@6-6", "6-2@6-6", "6-4@6-6", "6-3@6-6"]:
         r.play(move)
@@ -698,3 +713,12 @@ def test_random_playouts_summary_is_seeded_and_bounded():
         random_playouts("trains", 12, 8, 12, 1)
     with pytest.raises(OptionError):
         random_playouts("block", 12, 4, 10, 1)
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+@pytest.mark.parametrize("set_max", [6, 9, 12])
+@pytest.mark.parametrize(("players", "hand_size"), [(2, 1), (8, 1), (2, 3)])
+def test_playouts_stay_within_the_bounds_with_long_stocks(layout, set_max, players, hand_size):
+    res = random_playouts(layout, set_max, players, hand_size, 200, seed=set_max)
+    assert res["max_events"] <= 994  # trainstate.pyx derives this bound
+    assert res["plies"] <= 200 * 90

@@ -10,7 +10,7 @@ LAYOUTS: tuple[str, ...]
 SETS: tuple[int, ...]
 DEFAULT_HAND_SIZES: dict[tuple[str, int], dict[int, int]]
 
-Layout = Literal["trains", "chicken_foot"]
+_Layout = Literal["trains", "chicken_foot"]
 
 class TrainMove:
     """A placement: ``12-5@M``, ``7-3@P1`` or (Chicken Foot) ``9-4@9-9``."""
@@ -37,7 +37,7 @@ class TrainRound:
     @classmethod
     def deal(
         cls,
-        layout: Layout,
+        layout: _Layout,
         set_max: int | None = None,
         players: int = 4,
         hand_size: int | None = None,
@@ -51,7 +51,7 @@ class TrainRound:
     @classmethod
     def from_deal(
         cls,
-        layout: Layout,
+        layout: _Layout,
         set_max: int | None = None,
         hands: Sequence[Iterable[SetTile | str]] | None = None,
         stock: Iterable[SetTile | str] = (),
@@ -122,7 +122,7 @@ class TrainRound:
     def __reduce__(self) -> tuple[Any, ...]: ...
 
 def random_playouts(
-    layout: Layout,
+    layout: _Layout,
     set_max: int,
     players: int,
     hand_size: int,
