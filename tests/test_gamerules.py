@@ -1,0 +1,192 @@
+"""Game-level rules as part of a variant (bones.GameRules, docs/game.md "Game rules"):
+the built-in families' rule sets, the Variant field, and a plugin's own rules with a
+carried state, per-round deal options and a fixed number of rounds."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+import pytest
+
+import bones
+from bones import GameRules, Variant
+from bones.game import round_seed
+from bones.gamerules import (
+    FAMILY_RULES,
+    BlockGameRules,
+    DrawGameRules,
+    KozelGameRules,
+    MultiplayerGameRules,
+    Settlement,
+    StraightGameRules,
+    bad,
+    ints,
+    others,
+)
+from bones.plugins import hookimpl
+from bones.plugins.manager import PluginWarning, get_plugin_manager
+
+
+def test_each_family_has_its_rules():
+    expected = {
+        "straight": StraightGameRules,
+        "multiplayer": MultiplayerGameRules,
+        "kozel": KozelGameRules,
+        "block": BlockGameRules,
+        "draw": DrawGameRules,
+    }
+    assert dict(FAMILY_RULES) == expected
+    for name, rules in expected.items():
+        assert bones.variant(name).game_rules is rules
+        assert bones.new_game(name, 2, seed=1).game_rules.__class__ is rules
+
+
+def test_the_variant_field():
+    kozel = bones.variant("kozel")
+    assert kozel.with_defaults("kozel-51", target=51).game_rules is KozelGameRules
+
+    class Mine(DrawGameRules):
+        pass
+
+    derived = bones.variant("draw").with_defaults("mine", game_rules=Mine)
+    assert derived.game_rules is Mine
+    assert derived.with_defaults("mine-2").game_rules is Mine  # kept by a further derivation
+    assert derived.to_dict()["game_rules"].endswith("Mine")
+    assert kozel.to_dict()["game_rules"] == "bones.gamerules.kozel.KozelGameRules"
+    for wrong in (object, Mine({}), "draw"):
+        with pytest.raises(TypeError, match="game_rules must be a subclass of bones.GameRules"):
+            Variant("x", "draw", "x", (2,), dict(bones.variant("draw").options), game_rules=wrong)
+
+
+def test_the_base_class_needs_settle():
+    with pytest.raises(NotImplementedError, match="must define settle"):
+        GameRules({}).settle(None, None, (0, 0), None, index=0)
+
+
+def test_rules_state_is_immutable_and_the_options_read_only():
+    game = bones.new_game("kozel", 2, seed=3)
+    with pytest.raises(AttributeError):
+        game.state.pot = 5
+    with pytest.raises(TypeError):
+        game.game_rules.options["target"] = 5  # type: ignore[index]
+
+
+# -- a plugin's own game rules ------------------------------------------------------------
+
+
+class ThreeRounds(GameRules):
+    """Three rounds of Draw; every round's points count; the side that won the most
+    rounds wins.  The state: rounds won per side.  Odd rounds pay the difference."""
+
+    def initial_state(self, scores: tuple[int, ...]) -> tuple[int, ...]:
+        return (0,) * len(scores)
+
+    def deal_options(self, index: int) -> Mapping[str, Any]:
+        return {"blocked_award": "difference"} if index % 2 else {}
+
+    def settle(self, rnd, result, scores, state, *, index):
+        new = tuple(s + p for s, p in zip(scores, result.points, strict=True))
+        won = tuple(w + (side in result.winners) for side, w in enumerate(state))
+        if index < 2:
+            return Settlement(new, won)
+        winners = tuple(i for i, w in enumerate(won) if w == max(won))
+        return Settlement(new, won, winners, others(winners, len(new)))
+
+    def encode_state(self, state: tuple[int, ...]) -> list[int]:
+        return list(state)
+
+    def decode_state(self, raw: Any, *, scores: tuple[int, ...], rounds: int) -> tuple[int, ...]:
+        if raw is None:
+            raise bad("field 'state' is missing: the rounds won")
+        won = ints(raw, "state", len(scores), 0, rounds)
+        if sum(won) > rounds:
+            raise bad("field 'state' counts more rounds won than were played")
+        return won
+
+
+@pytest.fixture
+def three_rounds(fresh_registry):
+    class Plugin:
+        @hookimpl
+        def register_variants(self, register):
+            register(bones.variant("draw").with_defaults("three-rounds", game_rules=ThreeRounds))
+
+    get_plugin_manager().register(Plugin(), name="three-rounds-plugin")
+    fresh_registry.reset(plugins=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PluginWarning)
+        assert "three-rounds" in bones.variants()
+    return "three-rounds"
+
+
+def play_out(rnd, rng):
+    while not rnd.is_over:
+        legal = rnd.legal_moves
+        rnd.play(legal[rng.randrange(len(legal))])
+
+
+def test_a_plugin_defines_a_whole_game(three_rounds):
+    for seed in range(5):
+        rng = random.Random(seed)
+        game = bones.new_game(three_rounds, 3, seed=seed)
+        won = [0, 0, 0]
+        awards = []
+        while not game.is_over:
+            rnd = game.round
+            awards.append(rnd.options.get("blocked_award", "opponents_total"))
+            play_out(rnd, rng)
+            for side in rnd.result.winners:
+                won[side] += 1
+            saved = game.to_msgpack()
+            assert bones.Game.from_msgpack(saved).to_msgpack() == saved
+            game.next_round()
+        assert len(game.results) == 3  # a fixed number of rounds, whatever the scores
+        assert awards == ["opponents_total", "difference", "opponents_total"]
+        assert game.state == tuple(won)
+        assert game.winners == tuple(i for i, w in enumerate(won) if w == max(won))
+        doc = msgpack.unpackb(game.to_msgpack(), raw=False, strict_map_key=False)
+        assert doc["state"] == won and doc["kozel"] is None
+        again = bones.Game.from_msgpack(game.to_msgpack())
+        assert again.state == game.state and again.winners == game.winners
+
+
+def test_a_plugin_state_is_decoded_strictly(three_rounds):
+    rng = random.Random(1)
+    game = bones.new_game(three_rounds, 2, seed=1)
+    play_out(game.round, rng)
+    game.next_round()
+    good = msgpack.unpackb(game.to_msgpack(), raw=False, strict_map_key=False)
+    for state, match in [
+        (None, "field 'state' is missing"),
+        ([1], "must have 2 entries"),
+        ([2, 0], "ints from 0 to 1"),
+        ([1, 1], "more rounds won than were played"),
+        ("1", "must be a list of ints"),
+    ]:
+        doc = dict(good)
+        if state is None:
+            del doc["state"]
+        else:
+            doc["state"] = state
+        with pytest.raises(ValueError, match=match):
+            bones.Game.from_msgpack(msgpack.packb(doc, use_bin_type=True))
+    doc = dict(good, kozel={"opened": [], "hanging": [], "pot": 0})
+    with pytest.raises(ValueError, match="field 'kozel' must be nil for variant 'three-rounds'"):
+        bones.Game.from_msgpack(msgpack.packb(doc, use_bin_type=True))
+
+
+def test_a_round_dealt_with_other_round_options_is_refused(three_rounds):
+    rng = random.Random(2)
+    game = bones.new_game(three_rounds, 2, seed=2)
+    play_out(game.round, rng)
+    game.next_round()  # round 1 pays the difference
+    doc = msgpack.unpackb(game.to_msgpack(), raw=False, strict_map_key=False)
+    doc["round"] = bones.Round.deal(
+        three_rounds, 2, round_seed(2, 1), game.round.leader, None, list(game.scores)
+    ).to_msgpack()
+    with pytest.raises(ValueError, match="current round was made with options"):
+        bones.Game.from_msgpack(msgpack.packb(doc, use_bin_type=True))
