@@ -4,6 +4,8 @@ carried state, per-round deal options and a fixed number of rounds."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 import warnings
 from collections.abc import Mapping
@@ -73,6 +75,18 @@ def test_rules_state_is_immutable_and_the_options_read_only():
         game.state.pot = 5
     with pytest.raises(TypeError):
         game.game_rules.options["target"] = 5  # type: ignore[index]
+
+
+def test_a_game_and_its_rules_pickle_and_copy():
+    for name in FAMILY_RULES:
+        game = bones.new_game(name, 2, seed=4)
+        rnd = game.round
+        while not rnd.is_over:
+            rnd.play(rnd.legal_moves[0])
+        game.next_round()
+        for other in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):
+            assert other.to_msgpack() == game.to_msgpack() and other.state == game.state
+            assert dict(other.game_rules.options) == dict(game.game_rules.options)
 
 
 # -- a plugin's own game rules ------------------------------------------------------------

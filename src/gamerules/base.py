@@ -166,7 +166,12 @@ class GameRules:
     state_field: ClassVar[str] = "state"
 
     def __init__(self, options: Mapping[str, Any]) -> None:
-        self.options: Mapping[str, Any] = MappingProxyType(dict(options))
+        self._options = dict(options)  # a plain dict: a Game and its rules pickle and copy
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The resolved options the rules were made from (read-only)."""
+        return MappingProxyType(self._options)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
