@@ -19,8 +19,17 @@ from typing import Any, cast
 import msgpack
 
 from .core.round import Round, derive_seed
-from .errors import OptionError
-from .gamerules import MAX_AWARD, MAX_START, STATE_FIELDS, GameRecord, GameRules, target_winners
+from .errors import BonesError, OptionError
+from .gamerules import (
+    MAX_AWARD,
+    MAX_START,
+    STATE_FIELDS,
+    GameRecord,
+    GameRules,
+    Settlement,
+    family_rules,
+    target_winners,
+)
 from .gamerules import bad as _bad
 from .gamerules import ints as _ints_in
 from .records import Reason, RoundResult, unpack_message
@@ -133,7 +142,7 @@ class Game:
         self._winners: tuple[int, ...] = ()
         self._losers: tuple[int, ...] = ()
         self._state: Any = None
-        rules_class = spec.game_rules or GameRules
+        rules_class = spec.game_rules or family_rules(spec.base)  # a Variant always has one
         self._game_rules: GameRules = rules_class(self._rules)
 
     def _start(self, first: Round, scores: Sequence[int] | None) -> None:
@@ -300,29 +309,70 @@ class Game:
             raise ValueError("the current round is not over: play it to its end first")
         result = rnd.result
         assert result is not None  # the round is over
-        self._record(rnd, result)
-        if self._over:
-            return None
+        # everything is worked out before anything changes: rules that raise leave the
+        # game as it was
+        scores, state, winners, losers = self._settled(rnd, result)
         index = self._index + 1
-        rules = self._game_rules
-        values = [rules.seat_value(rnd, seat) for seat in range(self._players)]
-        leader, extra = rules.next_leader(
-            result,
-            sides=self._sides,
-            seat_values=values,
-            prev_leader=rnd.leader,
-            lot=random_seat(self._seed, index, self._players),
-        )
-        self._round = self._deal(index, leader, extra, self._scores)
-        self._index = index
-        return self._round
-
-    def _record(self, rnd: Round, result: RoundResult) -> None:
-        scores, state, winners, losers = self._game_rules.settle(
-            rnd, result, self._scores, self._state, index=self._index
-        )
+        following = None
+        if winners is None:
+            rules = self._game_rules
+            values = [rules.seat_value(rnd, seat) for seat in range(self._players)]
+            leader, extra = rules.next_leader(
+                result,
+                sides=self._sides,
+                seat_values=values,
+                prev_leader=rnd.leader,
+                lot=random_seat(self._seed, index, self._players),
+            )
+            if leader is not None and (type(leader) is not int or not 0 <= leader < self._players):
+                raise self._broken(f"next_leader gave {brief(leader)}, not a seat or None")
+            if not isinstance(extra, Mapping):
+                raise self._broken(f"next_leader gave options {brief(extra)}, not a mapping")
+            following = self._deal(index, leader, extra, scores)
         self._state = state
         self._add(scores, result, winners, losers)
+        if following is None:
+            return None
+        self._round = following
+        self._index = index
+        return following
+
+    def _broken(self, what: str) -> BonesError:
+        rules = type(self._game_rules).__name__
+        return BonesError(f"variant {self._variant!r}: its game rules {rules} {what}")
+
+    def _settled(self, rnd: Round, result: RoundResult) -> Settlement:
+        """The rules' ``settle`` of the finished round, checked: rules that answer
+        nonsense are a :class:`~bones.BonesError` naming them, never a game that cannot
+        be saved and loaded again."""
+        raw = self._game_rules.settle(rnd, result, self._scores, self._state, index=self._index)
+        if not isinstance(raw, tuple) or len(raw) != 4:
+            raise self._broken(f"settle returned {brief(raw)}, not a Settlement")
+        scores, state, winners, losers = raw
+        n = len(self._sides)
+        if (
+            not isinstance(scores, Sequence)
+            or len(scores) != n
+            or any(type(v) is not int for v in scores)
+        ):
+            raise self._broken(f"settle gave scores {brief(scores)}, not {n} ints")
+        if any(abs(a - b) > _ROUND_DRIFT for a, b in zip(scores, self._scores, strict=True)):
+            raise self._broken(f"settle moved a score by more than {_ROUND_DRIFT} in one round")
+
+        def in_order(sides: object) -> bool:
+            return (
+                isinstance(sides, tuple)
+                and all(type(v) is int for v in sides)
+                and list(sides) == sorted({v for v in sides if 0 <= v < n})
+            )
+
+        if winners is not None and not in_order(winners):
+            raise self._broken(f"settle gave winners {brief(winners)}, not sides in order")
+        if not in_order(losers):
+            raise self._broken(f"settle gave losers {brief(losers)}, not sides in order")
+        if winners is None and losers:
+            raise self._broken("settle gave losers of a game that goes on")
+        return Settlement(tuple(scores), state, winners, tuple(losers))
 
     def _add(
         self,
@@ -550,13 +600,19 @@ def _load(cls: type[Game], doc: Any) -> Game:
     game._winners = _sides_of(doc.get("winners"), "winners", n)
     game._losers = _sides_of(doc.get("losers"), "losers", n)
     rules = game._game_rules
-    for field in STATE_FIELDS:  # the rules' own field holds the state, the others nil
-        raw = doc.get(field)
-        if field == rules.state_field:
-            game._state = rules.decode_state(raw, scores=game._scores, rounds=len(results))
-        elif raw is not None:
-            raise _bad(f"field {field!r} must be nil for variant {game._variant!r}")
-    _check_game(game, rnd, raw_round)
+    try:
+        for field in STATE_FIELDS:  # the rules' own field holds the state, the others nil
+            raw = doc.get(field)
+            if field == rules.state_field:
+                game._state = rules.decode_state(raw, scores=game._scores, rounds=len(results))
+            elif raw is not None:
+                raise _bad(f"field {field!r} must be nil for variant {game._variant!r}")
+        _check_game(game, rnd, raw_round)
+    except ValueError:
+        raise
+    except Exception as exc:  # a plugin's rules that fail on hostile input: still bad input
+        name = type(rules).__name__
+        raise _bad(f"the game rules {name} cannot read this game: {brief(exc)}") from None
     return game
 
 

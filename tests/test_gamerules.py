@@ -204,3 +204,83 @@ def test_a_round_dealt_with_other_round_options_is_refused(three_rounds):
     ).to_msgpack()
     with pytest.raises(ValueError, match="current round was made with options"):
         bones.Game.from_msgpack(msgpack.packb(doc, use_bin_type=True))
+
+
+# -- rules that answer nonsense --------------------------------------------------------------
+
+
+class Broken(DrawGameRules):
+    """Draw's rules, with one answer spoilt (``mode``)."""
+
+    mode = ""
+
+    def settle(self, rnd, result, scores, state, *, index):
+        good = super().settle(rnd, result, scores, state, index=index)
+        spoilt = {
+            "list": [1, 2],
+            "short": Settlement(good.scores[:1]),
+            "bool": Settlement((True,) * len(good.scores)),
+            "drift": Settlement(tuple(s + 10_000 for s in good.scores)),
+            "winners": Settlement(good.scores, None, (1, 0), ()),
+            "losers": Settlement(good.scores, None, None, (0,)),
+            "raises": None,
+        }
+        if self.mode == "raises":
+            raise RuntimeError("boom")
+        return spoilt.get(self.mode, good)
+
+    def next_leader(self, result, **kw):
+        if self.mode == "leader":
+            return 7, {}
+        if self.mode == "extra":
+            return None, ["first_leader"]
+        return super().next_leader(result, **kw)
+
+    def decode_state(self, raw, *, scores, rounds):
+        if self.mode == "decode":
+            return {}["missing"]  # a KeyError on hostile input
+        return super().decode_state(raw, scores=scores, rounds=rounds)
+
+
+@pytest.fixture
+def broken(fresh_registry, monkeypatch):
+    class Plugin:
+        @hookimpl
+        def register_variants(self, register):
+            register(bones.variant("draw").with_defaults("broken-rules", game_rules=Broken))
+
+    get_plugin_manager().register(Plugin(), name="broken-rules-plugin")
+    fresh_registry.reset(plugins=False)
+    return lambda mode: monkeypatch.setattr(Broken, "mode", mode)
+
+
+@pytest.mark.parametrize(
+    ("mode", "error", "match"),
+    [
+        ("list", bones.BonesError, r"settle returned \[1, 2\], not a Settlement"),
+        ("short", bones.BonesError, "settle gave scores"),
+        ("bool", bones.BonesError, "not 2 ints"),
+        ("drift", bones.BonesError, "more than 6000 in one round"),
+        ("winners", bones.BonesError, r"winners \(1, 0\), not sides in order"),
+        ("losers", bones.BonesError, "losers of a game that goes on"),
+        ("leader", bones.BonesError, "next_leader gave 7, not a seat"),
+        ("extra", bones.BonesError, "not a mapping"),
+        ("raises", RuntimeError, "boom"),
+    ],
+)
+def test_nonsense_from_the_rules_leaves_the_game_as_it_was(broken, mode, error, match):
+    broken(mode)
+    game = bones.new_game("broken-rules", 2, seed=6)
+    play_out(game.round, random.Random(6))
+    before = game.to_msgpack()
+    with pytest.raises(error, match=match):
+        game.next_round()
+    assert game.to_msgpack() == before and not game.results and game.round_index == 0
+
+
+def test_rules_that_fail_on_a_saved_game_make_a_value_error(broken):
+    game = bones.new_game("broken-rules", 2, seed=6)
+    saved = game.to_msgpack()
+    broken("decode")
+    with pytest.raises(ValueError, match="the game rules Broken cannot read this game: KeyError"):
+        bones.Game.from_msgpack(saved)

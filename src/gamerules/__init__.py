@@ -66,5 +66,7 @@ FAMILY_RULES: Mapping[str, type[GameRules]] = MappingProxyType(
 
 
 def family_rules(base: str) -> type[GameRules]:
-    """The game rules a variant on rule family ``base`` gets unless it names its own."""
-    return FAMILY_RULES[base]
+    """The game rules a variant on rule family ``base`` gets unless it names its own; a
+    family without an entry in :data:`FAMILY_RULES` gets the plain race to the target
+    (:class:`TargetGameRules`)."""
+    return FAMILY_RULES.get(base, TargetGameRules)
