@@ -52,6 +52,7 @@ setup(
     packages=[
         "bones",
         "bones.core",
+        "bones.gamerules",
         "bones.plugins",
         "bones.match",
         "bones.protocol",

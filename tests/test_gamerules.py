@@ -7,8 +7,10 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import re
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -284,3 +286,15 @@ def test_rules_that_fail_on_a_saved_game_make_a_value_error(broken):
     broken("decode")
     with pytest.raises(ValueError, match="the game rules Broken cannot read this game: KeyError"):
         bones.Game.from_msgpack(saved)
+
+
+def test_setup_py_ships_every_package():
+    """A package missing from setup.py's list is missing from every wheel (bones.gamerules
+    is imported by ``import bones``)."""
+    root = Path(__file__).resolve().parent.parent
+    listed = set(re.findall(r'"(bones(?:\.\w+)*)"', (root / "setup.py").read_text("utf-8")))
+    packages = {
+        "bones" + "".join("." + part for part in init.parent.relative_to(root / "src").parts)
+        for init in (root / "src").rglob("__init__.py")
+    }
+    assert packages <= listed, sorted(packages - listed)
