@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import bones
+from bones.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 BERGEN = ROOT / "examples" / "bergen"
@@ -37,8 +38,13 @@ def site(tmp_path, monkeypatch, fresh_registry):
     sys.modules.pop("bones_bergen", None)
 
 
-def test_bergen_found_through_its_entry_point(site):
+def test_bergen_found_through_its_entry_point(site, capsys):
     fake_dist(site, "bones-bergen", {"bergen": "bones_bergen"})
+    assert main(["variants", "bergen"]) == 0
+    listing = capsys.readouterr().out
+    assert "plugin bergen" in listing and "game rules: bones_bergen.BergenRules" in listing
+    assert main(["variants", "draw"]) == 0
+    assert "game rules" not in capsys.readouterr().out  # a family's own rules: not listed
     assert "bergen" in bones.variants()
     variant = bones.variant("bergen")
     assert variant.plugin == "bergen" and variant.base == "draw"
