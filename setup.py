@@ -55,6 +55,7 @@ setup(
     packages=[
         "bones",
         "bones.core",
+        "bones.gamerules",
         "bones.plugins",
         "bones.match",
         "bones.protocol",

@@ -27,6 +27,9 @@ ROUND = "src/core/round.pyx"
 RULES = "src/core/rules.pyx"
 MOVES = "src/core/moves.pyx"
 GAME = "src/game.py"
+GAME_RULES = "src/gamerules/base.py"
+STRAIGHT_GAME = "src/gamerules/straight.py"
+KOZEL_GAME = "src/gamerules/kozel.py"
 STATS = "src/match/stats.py"
 REPORT = "src/match/report.py"
 JOURNAL = "src/match/journal.py"
@@ -321,89 +324,89 @@ MUTANTS: list[Mutant] = [
         "    if players * r.hand_size >= 28:",
         "a deal of exactly 28 tiles (4 x 7) is refused",
     ),
-    # ---- the game layer: src/game.py ------------------------------------------------
+    # ---- the game layer: src/game.py and the game rules, src/gamerules/ -------------
     Mutant(
         "game-round5",
-        GAME,
+        STRAIGHT_GAME,
         "    return 5 * ((n + 2) // 5)",
         "    return 5 * ((n + 3) // 5)",
         "game round5: remainder 2 rounds up",
     ),
     Mutant(
         "game-target-winners",
-        GAME,
+        GAME_RULES,
         "(s == target if exact else s >= target)",
         "(s == target if exact else s > target)",
         "target_winners: a score exactly at the target has not won",
     ),
     Mutant(
         "game-exact-hand-bonus",
-        GAME,
+        STRAIGHT_GAME,
         "        if exact_target and out[side] + points > target:",
         "        if exact_target and out[side] + points >= target:",
         "exact_target: a hand bonus hitting the target exactly is void",
     ),
     Mutant(
         "game-penalty-sign",
-        GAME,
+        STRAIGHT_GAME,
         "        out = [s - p for s, p in zip(out, penalty, strict=True)]",
         "        out = [s + p for s, p in zip(out, penalty, strict=True)]",
         "hand_penalty added instead of subtracted",
     ),
     Mutant(
         "game-kozel-threshold",
-        GAME,
+        KOZEL_GAME,
         "    if total >= rules.open_threshold:",
         "    if total > rules.open_threshold:",
         "Kozel 13 rule: exactly 13 does not open the account",
     ),
     Mutant(
         "game-kozel-pot-forgotten",
-        GAME,
+        KOZEL_GAME,
         "        amounts = {side: values[side] + accounts.pot for side in losers}",
         "        amounts = {side: values[side] for side in losers}",
         "Kozel eggs: the pot is not added to the next loser",
     ),
     Mutant(
         "game-kozel-pot-not-accumulated",
-        GAME,
+        KOZEL_GAME,
         "        pot = accounts.pot + extra.get(rules.eggs_pot, 0)",
         "        pot = extra.get(rules.eggs_pot, 0)",
         "Kozel eggs: consecutive eggs do not accumulate",
     ),
     Mutant(
         "game-kozel-goat-target",
-        GAME,
+        KOZEL_GAME,
         "    reached = [i for i, s in enumerate(scores) if s >= rules.target]",
         "    reached = [i for i, s in enumerate(scores) if s > rules.target]",
         "Kozel: exactly 101 is not the goat",
     ),
     Mutant(
         "game-kozel-goat-swapped",
-        GAME,
+        KOZEL_GAME,
         "    return other, first",
         "    return first, other",
         "Kozel penalty style: winners and goats swapped",
     ),
     Mutant(
         "game-rotate-leader",
-        GAME,
-        "            return (prev_leader + 1) % players, {}",
-        "            return (prev_leader - 1) % players, {}",
+        STRAIGHT_GAME,
+        "            return (prev_leader + 1) % len(seat_values), {}",
+        "            return (prev_leader - 1) % len(seat_values), {}",
         "next_leader=rotate turns right instead of left",
     ),
     Mutant(
         "game-lightest-winner",
-        GAME,
+        GAME_RULES,
         "    return min(seats, key=lambda seat: (seat_values[seat], seat))",
         "    return max(seats, key=lambda seat: (seat_values[seat], seat))",
         "next leader: the heaviest player of the winning side",
     ),
     Mutant(
         "game-penalty-no-round5",
-        GAME,
-        "    return tuple(result.points), tuple(round5(v) // scale for v in result.values)",
-        "    return tuple(result.points), tuple(v // scale for v in result.values)",
+        STRAIGHT_GAME,
+        "        return tuple(result.points), tuple(round5(v) // scale for v in result.values)",
+        "        return tuple(result.points), tuple(v // scale for v in result.values)",
         "hand_penalty not rounded to five",
     ),
     Mutant(
@@ -415,28 +418,28 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "game-kozel-fish-winner-leader",
-        GAME,
-        '        if out or nl != "fish_winner" or not result.winners:',
-        '        if out or nl == "fish_winner" or not result.winners:',
+        KOZEL_GAME,
+        '        if result.reason == "out" or nl != "fish_winner" or not result.winners:',
+        '        if result.reason == "out" or nl == "fish_winner" or not result.winners:',
         "Kozel next_leader=fish_winner ignored (swapped test)",
     ),
     Mutant(
         "game-seat-value-lone-zero",
-        GAME,
-        "len(hand) == 1 and hand[0].high == 0:",
-        "len(hand) == 1 and hand[0].low == 0:",
+        KOZEL_GAME,
+        "pips == 0 and rnd.hand_sizes[seat] == 1:",
+        "rnd.hand_sizes[seat] == 1 and rnd.hand(seat)[0].low == 0:",
         "Kozel seat value: any lone x-0 tile counts as a lone 0-0",
     ),
     Mutant(
         "game-credit-pot",
-        GAME,
+        KOZEL_GAME,
         "        credit = sum(values[side] for side in losers) + accounts.pot",
         "        credit = sum(values[side] for side in losers)",
         "credit_winner: the eggs pot is not credited",
     ),
     Mutant(
         "game-carry-hanging",
-        GAME,
+        KOZEL_GAME,
         '    total = hanging + amount if rules.sub13_mode == "carry" else amount',
         "    total = amount",
         "sub13_mode=carry: the hanging amount is not added",

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import BonesError, IllegalMove, OptionError
+from .gamerules import GameRules
 from .records import Event, Placement, RoundResult
 from .registry import plugins, variant, variants
 from .variant import Option, Variant
@@ -62,6 +63,7 @@ __all__ = [
     "BotSpec",
     "Event",
     "Game",
+    "GameRules",
     "IllegalMove",
     "Move",
     "Observation",

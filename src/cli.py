@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TextIO
 
 from . import registry
 from .errors import BonesError, OptionError
+from .gamerules import family_rules
 from .variant import Variant, show
 
 __all__ = ["main"]
@@ -130,6 +131,9 @@ def _describe(v: Variant, out: TextIO) -> None:
     print(f"  {v.description}", file=out)
     if v.move_scorer is not None:
         print("  move scoring: a Python move_scorer (slow path)", file=out)
+    rules = v.game_rules
+    if rules is not None and rules is not family_rules(v.base):  # a game of its own
+        print(f"  game rules: {rules.__module__}.{rules.__qualname__}", file=out)
     width = max((len(n) for n in v.options), default=0)
     dwidth = max((len(show(o.default)) for o in v.options.values()), default=0)
     for name, o in v.options.items():

@@ -15,9 +15,12 @@ import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import OptionError
+
+if TYPE_CHECKING:
+    from .gamerules import GameRules
 
 __all__ = [
     "BASES",
@@ -519,7 +522,10 @@ class Variant:
     ``players``: the allowed player counts.  ``options``: name -> :class:`Option`.
     ``move_scorer``: optional ``(layout, move, count) -> int`` replacing the built-in
     per-move scoring; it is called from Python after every placement, so it is the slow
-    path (the built-in variants never use it).  ``plugin``: the name of the plugin that
+    path (the built-in variants never use it).  ``game_rules``: the
+    :class:`~bones.GameRules` subclass that makes rounds a game (round scoring, the end,
+    the next leader, the state carried between rounds); left out, the rule family's own
+    (``bones.gamerules.FAMILY_RULES``).  ``plugin``: the name of the plugin that
     registered the variant, filled in by the registry.
     """
 
@@ -530,6 +536,7 @@ class Variant:
     options: Mapping[str, Option] = field(hash=False)
     move_scorer: MoveScorer | None = field(default=None, compare=False)
     plugin: str | None = None
+    game_rules: type[GameRules] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -555,6 +562,16 @@ class Variant:
         object.__setattr__(self, "_resolved", {})  # resolve()'s answers, see _resolve_key
         if self.move_scorer is not None and not callable(self.move_scorer):
             raise TypeError(f"{self.name}: move_scorer must be callable")
+        # imported here: bones.gamerules uses this module's helpers
+        from .gamerules import GameRules, family_rules
+
+        if self.game_rules is None:
+            object.__setattr__(self, "game_rules", family_rules(self.base))
+        elif not (isinstance(self.game_rules, type) and issubclass(self.game_rules, GameRules)):
+            raise TypeError(
+                f"{self.name}: game_rules must be a subclass of bones.GameRules; "
+                f"got {brief(self.game_rules)}"
+            )
         for n in self.players:  # every default must be valid for every allowed count
             self.resolve(n)
 
@@ -650,13 +667,15 @@ class Variant:
         description: str | None = None,
         players: Iterable[int] | None = None,
         move_scorer: MoveScorer | None = None,
+        game_rules: type[GameRules] | None = None,
         **defaults: Any,
     ) -> Variant:
         """A derived variant: same base and options, new name and new defaults.
 
         ``players`` may narrow the allowed counts; ``move_scorer`` installs the slow-path
-        per-move scorer.  Each new default is checked like an override (a per-player
-        option is checked for every allowed count) and moved to the front of its choices.
+        per-move scorer; ``game_rules`` replaces the game rules (kept otherwise).  Each
+        new default is checked like an override (a per-player option is checked for every
+        allowed count) and moved to the front of its choices.
         """
         unknown = [k for k in defaults if k not in self.options]
         if unknown:
@@ -679,6 +698,7 @@ class Variant:
             options=options,
             move_scorer=self.move_scorer if move_scorer is None else move_scorer,
             plugin=None,
+            game_rules=self.game_rules if game_rules is None else game_rules,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -690,6 +710,7 @@ class Variant:
             "players": list(self.players),
             "plugin": self.plugin,
             "move_scorer": None if self.move_scorer is None else _qualname(self.move_scorer),
+            "game_rules": _qualname(self.game_rules),
             "options": {k: o.to_dict() for k, o in self.options.items()},
         }
 

@@ -151,7 +151,7 @@ def _pack_deep(depth: int) -> bytes:
         ("over", 1, "must be a bool"),
         ("winners", [5], "ints from 0 to 1"),
         ("losers", [1, 0], "distinct sides in order"),
-        ("kozel", {}, "must be nil outside Kozel"),
+        ("kozel", {}, "field 'kozel' must be nil for variant 'straight'"),
         ("round", b"\xc0", "current round does not load"),
         ("round", "text", "must be bytes"),
         ("players", 3, "the round has 2 players"),

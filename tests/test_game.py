@@ -1,7 +1,7 @@
 """The game layer: scores, the target, Kozel's recording rules, the next leader, msgpack.
 
 The worked examples of RULES.md that are about the game (not about one round) are tested
-on the pure bookkeeping functions of bones.game; full seeded games then check that every
+on the pure bookkeeping functions of bones.gamerules; full seeded games then check that every
 variant plays to an end, reproducibly, and survives a msgpack round trip.
 """
 
@@ -13,22 +13,16 @@ import msgpack
 import pytest
 
 import bones
-from bones.game import (
-    Game,
+from bones.game import Game, new_game, random_seat, round_seed, splitmix64
+from bones.gamerules import FAMILY_RULES, target_winners
+from bones.gamerules.kozel import (
     KozelAccounts,
     KozelRules,
     kozel_entry,
     kozel_game_end,
     kozel_record,
-    new_game,
-    next_leader,
-    random_seat,
-    round5,
-    round_seed,
-    splitmix64,
-    straight_hand_end,
-    target_winners,
 )
+from bones.gamerules.straight import round5, straight_hand_end
 from bones.records import RoundResult
 
 STRAIGHT = bones.variant("straight").resolve(2)
@@ -42,6 +36,11 @@ DRAW = bones.variant("draw").resolve(2)
 TWO = ((0,), (1,))
 THREE = ((0,), (1,), (2,))
 TEAMS = ((0, 2), (1, 3))
+
+
+def next_leader(base, options, result, **kw):
+    """The next leader by the game rules of rule family ``base`` under ``options``."""
+    return FAMILY_RULES[base](options).next_leader(result, **kw)
 
 
 def leader(base, options, result, sides=TWO, seat_values=None, prev_leader=0, lot=0):
@@ -326,7 +325,7 @@ def kz8_round(**options):
 def test_kz8_kz15_in_a_game():
     game = Game.from_round("kozel", kz8_round())
     nxt = game.next_round()
-    assert game.scores == (0, 14) and game.kozel_accounts.opened == (False, True)
+    assert game.scores == (0, 14) and game.state.opened == (False, True)
     assert nxt.leader == 1 and nxt.lead_tile is None  # the fish-maker, any tile
     game = Game.from_round("kozel", kz8_round(next_leader="fish_winner"), next_leader="fish_winner")
     assert game.next_round().leader == 0  # the fish winner
@@ -547,7 +546,7 @@ def test_kozel_game_goat_and_accounts():
         assert max(game.scores) >= 101 and set(game.losers) == {
             i for i, s in enumerate(game.scores) if s == max(game.scores)
         }
-        assert game.kozel_accounts is not None and game.kozel_accounts.scores == game.scores
+        assert isinstance(game.state, KozelAccounts) and game.state.scores == game.scores
 
 
 def test_options_reach_the_rounds_and_score_scale():
@@ -573,7 +572,7 @@ def test_msgpack_round_trip_mid_game():
         copy = Game.from_msgpack(data)
         assert copy.to_msgpack() == data
         assert copy.scores == game.scores and copy.results == game.results
-        assert copy.round_index == game.round_index and copy.pot == game.pot
+        assert copy.round_index == game.round_index and copy.state == game.state
         assert [str(m) for m in copy.round.moves] == [str(m) for m in game.round.moves]
         # both continue identically
         for g in (game, copy):

@@ -22,16 +22,16 @@ from helpers import ALL_TILES, canon, full_deal, hand, layout_tiles, lead_of, le
 
 import bones
 from bones.core.round import points_after
-from bones.game import (
+from bones.gamerules import FAMILY_RULES, target_winners
+from bones.gamerules.kozel import (
     KozelAccounts,
+    KozelGameRules,
     KozelRules,
     kozel_entry,
     kozel_game_end,
     kozel_record,
-    next_leader,
-    straight_hand_end,
-    target_winners,
 )
+from bones.gamerules.straight import straight_hand_end
 from bones.match.report import summarize
 from bones.match.stats import (
     SPRT,
@@ -376,7 +376,7 @@ def test_kz_8_game_records_and_next_leader():
     nxt = game.next_round()
     assert nxt is not None and not game.is_over
     assert game.scores == (0, 14)  # 14 >= 13 opens P1's account
-    assert game.kozel_accounts.opened == (False, True)
+    assert game.state.opened == (False, True)
     assert nxt.leader == r.result.last_seat  # the fish-maker leads round 2, any tile
     assert nxt.lead_tile is None
 
@@ -475,7 +475,12 @@ def test_partner_pips_on_domino(option, bonus):
 
 
 # --------------------------------------------------------------------------------------
-# The game layer's pure functions (src/game.py)
+# The game layer's pure functions (src/gamerules/)
+
+
+def next_leader(base, options, result, **kw):
+    """The next leader by the game rules of rule family ``base`` under ``options``."""
+    return FAMILY_RULES[base](options).next_leader(result, **kw)
 
 
 def test_next_leader_rotate_and_lightest_winner():
@@ -539,13 +544,11 @@ def test_pentanomial_variance_is_the_population_variance():
 
 def test_kozel_seat_value_lone_zero_double_only():
     # the seat values Game.next_round gives next_leader (fish_winner: the lightest leads)
-    from bones.game import _seat_value
-
     def value(tiles, lone=25):
         # seat 0 holds ``tiles``; seat 1 a tile that is not among them
         other = "6-6" if "6-6" not in tiles else "5-5"
         rnd = bones.Round.from_deal("kozel", [tiles.split(), [other]], partial=True)
-        return _seat_value(rnd, 0, lone)
+        return KozelGameRules({"lone_zero_double": lone}).seat_value(rnd, 0)
 
     assert value("0-0") == 25 and value("0-0", 10) == 10
     assert value("3-0") == 3 and value("6-0") == 6  # a lone x-0 is only its pips
