@@ -485,7 +485,13 @@ def test_request_ids_count_from_1_for_each_process(recordings):
 
 
 def test_seed_limits(tmp_path):
+    from bones.match.schedule import bot_seed
+
     assert MAX_SEED == 2**63 - 1
+    # bones match: the seeds of the bots, keyed (a secret) or not (old journals)
+    seeds = [bot_seed(g, s, k) for g in range(100) for s in range(4) for k in ("5e" * 32, None)]
+    assert all(0 <= x <= MAX_SEED for x in seeds)
+    assert sum(x >= 2**32 for x in seeds) > 0.99 * len(seeds)
     sent: list[bytes] = []
     with ExternalBot(MINIMAL, seed=2**63 - 1, trace=lambda d, f: sent.append(f)) as ext:
         ext.start_game(0, "straight", 2, {})
