@@ -575,6 +575,18 @@ def test_cmd_lines_split_as_documented():
             command_of(code(spec_cell))
 
 
+def test_bones_match_refuses_a_bad_cmd_line_with_status_2(tmp_path, capsys):
+    from bones.cli import main
+
+    path = tmp_path / "never.jsonl"
+    assert main(["match", "cmd:./mybot 2>bot.log", "greedy", "--journal", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bones: error: bot spec 'cmd:./mybot 2>bot.log': '>' is not quoted")
+    assert "cmd:sh -c" in err and not path.exists()
+    assert main(["match", "cmd:SEED=4 ./mybot", "greedy", "--journal", str(path)]) == 2
+    assert "cmd:env SEED=4 ./mybot" in capsys.readouterr().err
+
+
 def test_a_quoted_argument_with_a_space_reaches_the_bot_as_one(tmp_path):
     script = tmp_path / "args bot.py"
     script.write_text(
