@@ -656,3 +656,15 @@ def test_the_minimal_example_answers_by_text_and_reads_frames_in_any_pieces():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_links_into_protocol_md_reach_its_headings():
+    def slug(heading: str) -> str:  # GitHub's: lower case, no punctuation, "-" for " "
+        return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+    headings = {slug(h) for h in re.findall(r"^#+ (.*)$", DOC, re.M)}
+    links = re.findall(r"\]\(#([^)]+)\)", DOC)
+    for path in (ROOT / "docs").glob("*.md"):
+        links += re.findall(r"\]\(protocol\.md#([^)]+)\)", path.read_text(encoding="utf-8"))
+    assert len(links) > 20
+    assert not [link for link in links if link not in headings]
