@@ -378,7 +378,9 @@ COMMAND_PREFIX = "cmd:"
 def command_of(spec: str) -> list[str] | None:
     """The command of an external bot's spec ``cmd:COMMAND LINE`` (split as a shell would,
     with :func:`shlex.split`, but never run by a shell), or ``None`` for any other spec.
-    :class:`OptionError` for an empty command or unbalanced quotes."""
+    :class:`OptionError` for an empty command, unbalanced quotes, and what only a shell
+    would do: an unquoted ``|``, ``&``, ``;``, ``<`` or ``>``, or a first word
+    ``NAME=VALUE`` (docs/protocol.md, "cmd: command lines")."""
     if not isinstance(spec, str) or not spec.startswith(COMMAND_PREFIX):
         return None
     line = spec[len(COMMAND_PREFIX) :]
@@ -390,7 +392,41 @@ def command_of(spec: str) -> list[str] | None:
         raise OptionError(
             f"bot spec {spec!r} has no command; write cmd:COMMAND LINE (e.g. 'cmd:./mybot --fast')"
         )
+    operator = _unquoted_operator(line)
+    if operator is not None:  # it would reach the bot as an argument: surely not meant
+        raise OptionError(
+            f"bot spec {spec!r}: {operator!r} is not quoted, and no shell runs the command "
+            f"(it would be an argument of the bot); quote it ('{operator}'), or run a shell: "
+            "cmd:sh -c '...'"
+        )
+    if _ASSIGNMENT.match(command[0]):
+        raise OptionError(
+            f"bot spec {spec!r}: no shell runs the command, so {command[0]!r} would be run "
+            f"as a program; set the environment with cmd:env {shlex.join(command)}"
+        )
     return command
+
+
+_OPERATORS = "|&;<>"
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _unquoted_operator(line: str) -> str | None:
+    """The first of ``|&;<>`` outside quotes and not escaped in ``line`` (shlex's POSIX
+    quoting: a backslash escapes the next character outside single quotes), or None."""
+    quote = ""
+    chars = iter(line)
+    for char in chars:
+        if char == "\\" and quote != "'":
+            next(chars, None)
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in _OPERATORS:
+            return char
+    return None
 
 
 def _external_factory(command: list[str]) -> Callable[..., Bot]:

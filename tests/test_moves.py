@@ -147,7 +147,26 @@ def test_move_is_immutable():
 
 @pytest.mark.parametrize(
     "text",
-    ["6-4@X", "6-4@", "@W", "7-4@W", "2-2@W+", "drawx", "", "6-4@W@E", "+", "6-4W", "6-4@W+draw"],
+    [
+        "6-4@X",
+        "6-4@",
+        "@W",
+        "7-4@W",
+        "2-2@W+",
+        "drawx",
+        "",
+        "6-4@W@E",
+        "+",
+        "6-4W",
+        "6-4@W+draw",
+        # a double-double of one double twice, or at one end twice; a second claim behind a
+        # space; a non-ASCII letter that str.upper() turns into an end name
+        "2-2@W+2-2@E",
+        "2-2@E+5-5@E",
+        "6-4@W! !",
+        "6-4@W!\t!",
+        "6-4@\u017f",
+    ],
 )
 def test_move_parse_rejects_bad_text(text):
     with pytest.raises(ValueError):

@@ -152,7 +152,9 @@ cdef uint32_t _placement(str text) except 0xFFFFFFFF:
     cdef uint32_t t = to_tile_index(tile)
     if not sep:
         return t | (END_LEAD << 5)
-    e = _END_INDEX.get(end.strip().upper())
+    end = end.strip()
+    # ASCII letters only: str.upper() would also turn the long s "ſ" into "S"
+    e = _END_INDEX.get(end.upper()) if end.isascii() else None
     if e is None:
         raise ValueError(f"unknown end {short_repr(end)} in {short_repr(text)}; "
                          f"ends are {', '.join(END_NAMES)}")
@@ -174,9 +176,10 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
     if word == "muggins":
         return KIND_MUGGINS << 20
     if word.endswith("!"):
-        if word.endswith("!!"):
+        inner = stripped[:len(stripped) - 1].rstrip()
+        if inner.endswith("!"):  # "6-4@W!!" and "6-4@W! !" alike
             raise ValueError(f"not a move: {short_repr(text)}; a claim is one '!'")
-        a = _parse(stripped[:len(stripped) - 1])
+        a = _parse(inner)
         if kind_of(a) > KIND_DOUBLE_DOUBLE:
             raise ValueError(
                 f"not a move: {short_repr(text)}; only a placement can claim its count")
@@ -198,6 +201,12 @@ cdef uint32_t _parse(str text) except 0xFFFFFFFF:
     if TILE_LO[a & 31] != TILE_HI[a & 31] or TILE_LO[b & 31] != TILE_HI[b & 31]:
         raise ValueError(
             f"not a move: {short_repr(text)}; a double-double places two doubles")
+    # two different doubles at two different ends (docs/protocol.md, "Move text"): the
+    # same tile or end twice is no move at all, not merely an illegal one
+    if a & 31 == b & 31 or (a >> 5) & 31 == (b >> 5) & 31:
+        raise ValueError(
+            f"not a move: {short_repr(text)}; a double-double places two different doubles "
+            "at two different ends")
     if (b >> 5) & 31 < (a >> 5) & 31:
         a, b = b, a
     return (a & 1023) | ((b & 1023) << 10) | (KIND_DOUBLE_DOUBLE << 20)

@@ -192,6 +192,13 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     finally:
         for bot in bots.values():
             bot.close(grace=0.2)
+    for spec, bot in bots.items():  # its hello's variants: a bot is never sent another
+        if bot.info is not None and not bot.info.supports(config.variant):
+            plays = ", ".join(bot.info.variants or ()) or "none"
+            raise MatchError(
+                f"bot {spec!r} ({bot.info.name}) does not play {config.variant}; "
+                f"its hello lists: {plays}"
+            )
     return {spec: bot.info.name for spec, bot in bots.items() if bot.info is not None}
 
 

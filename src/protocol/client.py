@@ -41,6 +41,8 @@ __all__ = ["FAULTS", "PROTOCOL", "BotInfo", "ExternalBot", "ExternalBotError"]
 
 #: The protocol version this module speaks (``"bones-bot protocol 1"``).
 PROTOCOL = 1
+#: The largest ``seed`` of ``game_start`` (and request ``id``): 2**63 - 1, an int64.
+MAX_SEED = (1 << 63) - 1
 #: The kinds of fault (:attr:`ExternalBotError.kind`).
 FAULTS = ("crash", "timeout", "bad_frame", "illegal")
 
@@ -214,7 +216,9 @@ class ExternalBot(Bot):
     game), :meth:`close` ends it (``quit``, a short grace, then SIGKILL to its process
     group).  Use it as a context manager, or call :meth:`close`: no process outlives it.
 
-    ``seed`` is sent in ``game_start`` (a bot may use it for its randomness).  The bot's
+    ``seed`` is sent in ``game_start`` (a bot may use it for its randomness): an int from
+    0 to 2**63 - 1, so that every bot can hold it in a signed 64-bit integer (ValueError
+    otherwise, when it is set).  The bot's
     stderr is kept in memory (its last ``stderr_limit`` bytes: :meth:`stderr_text`) and
     appended to the file ``log`` (at most ``log_limit`` bytes per process) if given.
     ``trace(direction, frame)`` is called with ``"send"`` or ``"recv"`` and the bytes of
@@ -279,6 +283,20 @@ class ExternalBot(Bot):
         self._window: float = 0.0  # the seconds of the current deadline, for messages
         if start:
             self.start()
+
+    @property
+    def seed(self) -> int:
+        """The ``seed`` of the next ``game_start``: an int from 0 to 2**63 - 1."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+            raise ValueError(
+                f"ExternalBot: seed must be an int from 0 to 2**63 - 1 (the protocol's "
+                f"range); got {_text(value, 40)}"
+            )
+        self._seed = int(value)
 
     # -- the process -----------------------------------------------------------------
 
