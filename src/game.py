@@ -21,7 +21,6 @@ import msgpack
 from .core.round import Round, derive_seed
 from .errors import BonesError, OptionError
 from .gamerules import (
-    MAX_AWARD,
     MAX_START,
     STATE_FIELDS,
     GameRecord,
@@ -470,7 +469,6 @@ _ROUND_DRIFT = 6_000  # the most one round can move a score (28 placements' coun
 # plays on, so that a loaded game that plays on can always be saved and loaded again
 _MAX_SCORE = _MAX_START + _ROUND_DRIFT * _MAX_ROUNDS
 _MAX_BYTES = 16 << 20  # a game of _MAX_ROUNDS rounds is a few MiB
-_MAX_AWARD = MAX_AWARD  # a round's award or hand value: the set has 168 pips (a lone 0-0: 25)
 _REASONS = ("out", "blocked", "target")
 
 
@@ -504,7 +502,7 @@ def _sides_of(value: Any, key: str, n: int) -> tuple[int, ...]:
     return sides
 
 
-def _result(item: Any, i: int, n: int, players: int) -> RoundResult:
+def _result(item: Any, i: int, n: int, players: int, most: int) -> RoundResult:
     if not (isinstance(item, list) and len(item) == 5):
         raise _bad(f"results[{i}] must be [reason, winners, points, values, last_seat]")
     reason, winners, points, values, last = item
@@ -515,11 +513,11 @@ def _result(item: Any, i: int, n: int, players: int) -> RoundResult:
     result = RoundResult(
         cast(Reason, reason),
         _sides_of(winners, f"results[{i}].winners", n),
-        _ints(points, f"results[{i}].points", n, -_MAX_AWARD, _MAX_AWARD),
-        _ints(values, f"results[{i}].values", n, 0, _MAX_AWARD),
+        _ints(points, f"results[{i}].points", n, -most, most),
+        _ints(values, f"results[{i}].values", n, 0, most),
         last,
     )
-    if sum(result.values) > _MAX_AWARD:
+    if sum(result.values) > most:
         raise _bad(f"results[{i}] values add up to more than the pips of a set")
     return result
 
@@ -535,6 +533,15 @@ def _saved_options(variant: str, options: dict[str, Any], raw_round: bytes) -> d
         return pre_geometry_options(variant, options) if legacy else options
     except Exception:  # bad bytes or an unknown variant: reported by the checks after
         return options
+
+
+def _dealt(variant: str, rnd: Any, raw_round: bytes) -> tuple[dict[str, Any], tuple[int, ...], Any]:
+    """What round ``rnd`` (whose msgpack, already loaded once, is ``raw_round``) was dealt
+    with: the options as given, the scores, and its deal (the hands and the stock)."""
+    deal = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)
+    if isinstance(rnd, Round):
+        return _saved_options(variant, dict(deal[4]), raw_round), tuple(deal[9]), deal[5:7]
+    return rnd.options, tuple(rnd.scores), deal[10:12]  # a train round (bones.core.trains)
 
 
 def _load(cls: type[Game], doc: Any) -> Game:
@@ -580,7 +587,8 @@ def _load(cls: type[Game], doc: Any) -> Game:
         raise _bad(f"round_index must be from 0 to {_MAX_ROUNDS - 1}; got {index}")
     game._index = index
     raw_results = _get(doc, "results", list, "a list")
-    results = [_result(item, i, n, players) for i, item in enumerate(raw_results)]
+    most = game._game_rules.max_award
+    results = [_result(item, i, n, players, most) for i, item in enumerate(raw_results)]
     # each recorded round moves a score by at most _ROUND_DRIFT from a bounded start
     reach = _MAX_START + _ROUND_DRIFT * len(results)
     game._scores = _ints(doc.get("scores"), "scores", n, -reach, reach)
@@ -624,8 +632,7 @@ def _check_game(game: Game, rnd: Round, raw_round: bytes) -> None:
     rules = game._game_rules
     results, history, scores = game._results, game._history, game._scores
     index, over = game._index, game._over
-    deal = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)  # it loaded: valid
-    overrides, deal_scores = _saved_options(game._variant, dict(deal[4]), raw_round), tuple(deal[9])
+    overrides, deal_scores, deal = _dealt(game._variant, rnd, raw_round)
     # the round was dealt with the game's options, the rules' for the round and what the
     # next leader rule may have added
     fixed = {**game._options, **rules.deal_options(index)}
@@ -657,10 +664,10 @@ def _check_game(game: Game, rnd: Round, raw_round: bytes) -> None:
                 list(deal_scores),
                 **overrides,
             )
-            dealt = msgpack.unpackb(fresh.to_msgpack(), raw=False, strict_map_key=False)
+            dealt = _dealt(game._variant, fresh, fresh.to_msgpack())[2]
         except Exception as exc:
             raise _bad(f"round {index} cannot be dealt again: {exc}") from None
-        if dealt[5:7] != deal[5:7]:
+        if dealt != deal:
             raise _bad(f"round {index} is not the one the game's seed deals")
     record = GameRecord(
         results=tuple(results),

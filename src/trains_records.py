@@ -4,7 +4,9 @@ seat may know of a round."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from .records import RoundResult
 
 #: Why a train round ended (:attr:`TrainResult.reason`).
 TrainReason = Literal["out", "blocked"]
@@ -15,24 +17,35 @@ TrainReason = Literal["out", "blocked"]
 TrainEvent = tuple[str, int, "str | None", "str | None"]
 
 
-class TrainResult(NamedTuple):
-    """How a train round ended.
+class TrainResult(RoundResult):
+    """How a train round ended: a :class:`bones.RoundResult` (every seat is a side of its
+    own), so the referee, the game and the journal treat a train round like any other.
 
-    ``reason``: ``"out"`` (a placement emptied ``out_seat``'s hand) or ``"blocked"`` (every
-    seat passed in a row with the stock empty; ``out_seat`` is None).  ``penalties``: per
-    seat, the pips left in its hand (0-0 counts the round's ``zero_double``); the lowest
-    total over a game wins.
+    ``reason``: ``"out"`` (a placement emptied the hand of ``out_seat``, the round's only
+    winner) or ``"blocked"`` (every seat passed in a row with the stock empty; the seats
+    with the lowest penalty win, ``out_seat`` is None).  ``points`` and ``values``: per
+    seat, the penalty, the pips left in its hand (0-0 counts the round's ``zero_double``);
+    the lowest total over a game wins.  ``last_seat``: the seat that placed the last tile
+    (the leader when nobody placed one).
     """
 
-    reason: TrainReason
-    out_seat: int | None
-    penalties: tuple[int, ...]
+    __slots__ = ()
+
+    @property
+    def out_seat(self) -> int | None:
+        """The seat that went out, or None after a block."""
+        return self.winners[0] if self.reason == "out" else None
+
+    @property
+    def penalties(self) -> tuple[int, ...]:
+        """Per seat, the pips left in its hand (``points``)."""
+        return self.points
 
 
 @dataclass(frozen=True)
 class TrainObservation:
     """What ``seat`` may know of a train round: its own hand, everyone's hand sizes, the
-    stock's size (not its order), the public layout and the public events, in which only
+    stock's size (not its order), the public layout and the round's log, in which only
     this seat's own draws show the tile drawn.  Made by ``TrainRound.observation(seat)``.
     """
 
@@ -50,9 +63,15 @@ class TrainObservation:
     pending: str | None  # the double that must be satisfied (or whose toes are due)
     open_ends: tuple[tuple[str, int], ...]  # (target, open number) the mover may use
     placements: tuple[tuple[int, str, str], ...]  # (seat, tile, target) in play order
-    events: tuple[TrainEvent, ...]  # public events; this seat's own draws show the tile
+    log: tuple[TrainEvent, ...]  # the round's log as this seat sees it: its own draws show the tile
     legal_moves: tuple[str, ...]  # this seat's legal moves when it is to move, else ()
     zero_double: int
     first_turn_own_train: bool
     engine_toes: int
     result: TrainResult | None  # once the round is over
+
+    def points_after(self, move: object) -> int:
+        """What ``move`` scores now: nothing, in a train game (its penalties come at the
+        end of the round); as :meth:`bones.Observation.points_after` for the bots that
+        rank moves by it."""
+        return 0

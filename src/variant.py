@@ -89,6 +89,7 @@ def set_size(base: str, options: Mapping[str, Any]) -> int:
         return SET_TILES[options["set"]] - 1
     return MAX_TILES
 
+
 #: The largest value a free integer option (``target``, ``open_threshold``) may take: the
 #: core keeps scores and the target in 32-bit fields, and a game needs room to pass it.
 MAX_INT_OPTION = 1_000_000
@@ -249,10 +250,10 @@ class Option:
 
     # -- resolution ---------------------------------------------------------------------
 
-    def per_player(self, value: object) -> dict[int, Any] | None:
+    def per_player(self, value: object, most: int = 4) -> dict[int, Any] | None:
         """For a per-player option, ``value`` (a dict or a preset name) as ``{players:
         value}``; ``None`` for a plain value; :class:`OptionError` for a dict whose keys
-        are not distinct player counts (2 to 4, ints or digit strings)."""
+        are not distinct player counts (2 to ``most``, ints or digit strings)."""
         if not self.per_players:
             return None
         if isinstance(value, str) and value in self.presets:
@@ -260,21 +261,21 @@ class Option:
         if not isinstance(value, Mapping):
             return None
         per = _int_keys(value)
-        if per is None or len(per) != len(value) or any(not 2 <= n <= 8 for n in per):
+        if per is None or len(per) != len(value) or any(not 2 <= n <= most for n in per):
             raise OptionError(
-                f"option {self.name!r} as a dict must map player counts (2 to 8, as ints or "
+                f"option {self.name!r} as a dict must map player counts (2 to {most}, as ints or "
                 f"digit strings) to values; got {_shown(value)}"
             )
         return per
 
-    def resolve(self, variant: str, value: object, players: int) -> Any:
+    def resolve(self, variant: str, value: object, players: int, most: int = 4) -> Any:
         """The plain value for ``players``; :class:`OptionError` if it is not allowed.
 
         A per-player dict is checked whole: every value in it must be allowed, not only
         the one for ``players`` (what is stored with a round or a game must load again)."""
         original = value
         try:
-            per = self.per_player(value)
+            per = self.per_player(value, most)
         except OptionError as exc:
             raise OptionError(f"{variant}: {exc}") from None
         if per is not None:
@@ -595,9 +596,10 @@ class Variant:
                 + (", ".join(self.options) or "(none)")
             )
         resolved: dict[str, Any] = {}
+        most = max_players(self.base)
         for name, option in self.options.items():
             value = overrides.get(name, option.default)
-            resolved[name] = option.resolve(self.name, value, players)
+            resolved[name] = option.resolve(self.name, value, players, most)
         family = BASE_OPTIONS[self.base]
         tiles = set_size(self.base, resolved)
         standard = STANDARD_HANDS[self.base][resolved["set"]] if self.base in TRAIN_BASES else {}
@@ -606,7 +608,7 @@ class Variant:
             if domain is None:
                 continue
             option = self.options[name]
-            per = option.per_player(overrides.get(name, option.default)) or {players: value}
+            per = option.per_player(overrides.get(name, option.default), most) or {players: value}
             for count, item in sorted(per.items()):
                 if not domain.accepts(item):
                     raise OptionError(

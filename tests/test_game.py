@@ -24,6 +24,7 @@ from bones.gamerules.kozel import (
 )
 from bones.gamerules.straight import round5, straight_hand_end
 from bones.records import RoundResult
+from bones.variant import DOUBLE_SIX_BASES
 
 STRAIGHT = bones.variant("straight").resolve(2)
 STRAIGHT4 = bones.variant("straight").resolve(4)
@@ -468,7 +469,13 @@ def expected_leader(game, rnd):
     )
 
 
-CASES = [(name, n) for name in bones.variants() for n in bones.variant(name).players]
+#: Every double-six variant (the train games' own: tests/test_train_games.py).
+CASES = [
+    (name, n)
+    for name in bones.variants()
+    if bones.variant(name).base in DOUBLE_SIX_BASES
+    for n in bones.variant(name).players
+]
 
 
 @pytest.mark.parametrize(("variant", "players"), CASES)

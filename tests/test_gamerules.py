@@ -27,6 +27,7 @@ from bones.gamerules import (
     MultiplayerGameRules,
     Settlement,
     StraightGameRules,
+    TrainGameRules,
     bad,
     ints,
     others,
@@ -43,7 +44,11 @@ def test_each_family_has_its_rules():
         "block": BlockGameRules,
         "draw": DrawGameRules,
     }
-    assert dict(FAMILY_RULES) == expected
+    assert dict(FAMILY_RULES) == {
+        **expected,
+        "trains": TrainGameRules,
+        "chicken_foot": TrainGameRules,
+    }
     for name, rules in expected.items():
         assert bones.variant(name).game_rules is rules
         assert bones.new_game(name, 2, seed=1).game_rules.__class__ is rules
@@ -80,7 +85,8 @@ def test_rules_state_is_immutable_and_the_options_read_only():
 
 
 def test_a_game_and_its_rules_pickle_and_copy():
-    for name in FAMILY_RULES:
+    for base in FAMILY_RULES:
+        name = next(v for v in bones.variants() if bones.variant(v).base == base)
         game = bones.new_game(name, 2, seed=4)
         rnd = game.round
         while not rnd.is_over:

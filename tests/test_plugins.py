@@ -159,7 +159,15 @@ def test_bad_registration_is_reported_and_skipped(fresh_registry, plugin, error)
     fresh_registry.reset(plugins=False)
     with pytest.warns(PluginWarning, match="bones plugin 'bad' skipped"):
         names = bones.variants()
-    assert names == ["block", "draw", "kozel", "multiplayer", "straight"]  # whole plugin skipped
+    assert names == [
+        "block",
+        "chicken-foot",
+        "draw",
+        "kozel",
+        "mexican-train",
+        "multiplayer",
+        "straight",
+    ]  # whole plugin skipped
     assert bones.variant("straight").plugin == BUILTIN
     info = by_name(bones.plugins(), "bad")
     assert info["error"] == error
@@ -197,7 +205,7 @@ def test_unknown_hook_is_listed(fresh_registry):
     info = by_name(bones.plugins(), "typo")
     assert info["unknown_hooks"] == ["register_variant"]
     assert info["error"] is None
-    assert len(bones.variants()) == 5
+    assert len(bones.variants()) == 7
 
 
 # -- entry points (the real importlib.metadata path) -----------------------------------------
@@ -268,7 +276,7 @@ def test_entry_point_with_bad_hook_signature(site):
     )
     fake_dist(site, "bones-bad-signature", {"badsig": "bones_bad_signature"})
     with pytest.warns(PluginWarning, match="'badsig' skipped: PluginValidationError"):
-        assert len(bones.variants()) == 5
+        assert len(bones.variants()) == 7
     assert get_plugin_manager().get_plugin("badsig") is None
     sys.modules.pop("bones_bad_signature", None)
 
@@ -289,5 +297,7 @@ def test_plugin_deriving_at_import_time(site):
 
 def test_unknown_variant_error_after_plugins(site):
     fake_dist(site, "bones-example-plugin", {"example": "bones_example_plugin"})
-    with pytest.raises(OptionError, match="known variants: block, draw, fives-and-threes"):
+    with pytest.raises(
+        OptionError, match="known variants: block, chicken-foot, draw, fives-and-threes"
+    ):
         bones.variant("nope")

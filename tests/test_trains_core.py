@@ -14,6 +14,11 @@ from bones.core.wideset import SET_TILES, SetTile  # noqa: E402
 from bones.errors import IllegalMove, OptionError  # noqa: E402
 
 
+def outcome(r):
+    """``(reason, out seat, penalties)`` of a finished round."""
+    return (r.result.reason, r.result.out_seat, r.result.penalties)
+
+
 def legal(r: TrainRound) -> set[str]:
     return {str(m) for m in r.legal_moves}
 
@@ -82,7 +87,7 @@ def test_objects_made_without_their_constructor_are_refused():
 def test_markers_go_on_with_a_pass_and_off_with_the_owners_placement():
     r = six("trains", [["5-0", "3-3", "1-5"], ["6-1", "1-2", "4-4"]])
     # seat 0 holds no 6 and the stock is empty: it passes at once, its train goes public
-    assert r.events == (("pass", 0, None, None),)
+    assert r.log == (("pass", 0, None, None),)
     assert r.to_move == 1
     assert r.trains[0] == (6, 0, True)
     assert legal(r) == {"6-1@P0", "6-1@P1", "6-1@M"}
@@ -91,7 +96,7 @@ def test_markers_go_on_with_a_pass_and_off_with_the_owners_placement():
     r.play("5-1@P0")
     assert r.trains[0] == (5, 2, False)  # the owner's placement lifted the marker
     # seat 1 cannot play (P0 is private again): it passes and its train goes public
-    assert r.events[-1] == ("pass", 1, None, None)
+    assert r.log[-1] == ("pass", 1, None, None)
     assert r.trains[1] == (6, 0, True)
     assert legal(r) == {"5-0@P0"}
     assert r.trains[2] == (6, 0, True)  # the Mexican train is always public
@@ -129,7 +134,7 @@ def test_double_satisfied_by_the_next_player_after_a_marker():
     r.play("6-5@P1")
     r.play("3-3@P0")
     # seat 0 cannot satisfy, the stock is empty: it passes and its train goes public
-    assert r.events[-2:] == (("place", 0, "3-3", "P0"), ("pass", 0, None, None))
+    assert r.log[-2:] == (("place", 0, "3-3", "P0"), ("pass", 0, None, None))
     assert r.trains[0][2] is True
     assert r.to_move == 1
     assert r.pending == "P0"
@@ -137,7 +142,7 @@ def test_double_satisfied_by_the_next_player_after_a_marker():
     r.play("4-3@P0")
     assert r.pending is None
     assert r.trains[0] == (4, 3, True)  # seat 1's placement leaves seat 0's marker
-    assert r.events[-1] == ("pass", 0, None, None)  # 2-0 fits nowhere: seat 0 passes
+    assert r.log[-1] == ("pass", 0, None, None)  # 2-0 fits nowhere: seat 0 passes
     assert r.to_move == 1 and legal(r) == {"5-2@P1"}
 
 
@@ -145,13 +150,13 @@ def test_double_satisfied_two_seats_later():
     r = six("trains", [["6-3", "3-3", "2-0"], ["6-5", "1-0", "4-4"], ["6-4", "3-1", "5-5"]])
     for move in ["6-3@P0", "6-5@P1", "6-4@P2", "3-3@P0"]:
         r.play(move)
-    assert r.events[-2:] == (("pass", 0, None, None), ("pass", 1, None, None))
+    assert r.log[-2:] == (("pass", 0, None, None), ("pass", 1, None, None))
     assert [t[2] for t in r.trains] == [True, True, False, True]
     assert r.to_move == 2 and r.pending == "P0"
     assert legal(r) == {"3-1@P0"}  # 5-5 would fit seat 1's public train, but not now
     r.play("3-1@P0")
     assert r.pending is None
-    assert r.events[-1] == ("pass", 0, None, None)
+    assert r.log[-1] == ("pass", 0, None, None)
     assert r.to_move == 1 and legal(r) == {"1-0@P0"}
 
 
@@ -160,9 +165,9 @@ def test_forced_draw_must_be_played_and_is_hidden():
     r.play("6-3@P0")
     r.play("6-5@P1")
     r.play("3-3@P0")
-    assert r.events[-1] == ("draw", 0, None, None)
-    assert r.events_of(0)[-1] == ("draw", 0, "5-3", None)
-    assert r.events_of(1)[-1] == ("draw", 0, None, None)
+    assert r.log[-1] == ("draw", 0, None, None)
+    assert r.log_of(0)[-1] == ("draw", 0, "5-3", None)
+    assert r.log_of(1)[-1] == ("draw", 0, None, None)
     assert r.to_move == 0 and r.stock_size == 1
     assert legal(r) == {"5-3@P0"}  # exactly the drawn tile's placements
     assert [str(t) for t in r.hand(0)] == ["2-0", "5-3"]
@@ -170,7 +175,7 @@ def test_forced_draw_must_be_played_and_is_hidden():
 
 def test_drawn_tile_that_does_not_fit_is_a_pass():
     r = six("trains", [["5-0", "3-3"], ["6-1"]], stock=["2-1", "4-4"])
-    assert r.events == (("draw", 0, None, None), ("pass", 0, None, None))
+    assert r.log == (("draw", 0, None, None), ("pass", 0, None, None))
     assert r.hand_sizes == (3, 1) and r.stock_size == 1 and r.to_move == 1
 
 
@@ -178,15 +183,15 @@ def test_a_drawn_double_is_played_and_the_bonus_move_draws_again():
     r = six("trains", [["6-3", "1-0"], ["6-5", "4-4"]], stock=["3-3", "3-2", "2-2"])
     r.play("6-3@P0")
     r.play("6-5@P1")
-    assert r.events[-1] == ("draw", 0, None, None)
+    assert r.log[-1] == ("draw", 0, None, None)
     assert legal(r) == {"3-3@P0"}
     r.play("3-3@P0")
-    assert r.events[-2:] == (("place", 0, "3-3", "P0"), ("draw", 0, None, None))
+    assert r.log[-2:] == (("place", 0, "3-3", "P0"), ("draw", 0, None, None))
     assert r.to_move == 0 and r.pending == "P0" and legal(r) == {"3-2@P0"}
     r.play("3-2@P0")
     assert r.pending is None and r.stock_size == 0
     # seat 1 draws 2-2 (fits nowhere) and passes, then nobody can place: blocked
-    assert r.result == ("blocked", None, (1, 12))
+    assert outcome(r) == ("blocked", None, (1, 12))
     before = snapshot(r)
     r.undo()
     r.undo()
@@ -211,11 +216,11 @@ def test_first_turn_own_train_and_a_pending_double():
     hands = [["6-1", "1-1", "5-0"], ["1-2", "3-0"]]
     r = six("trains", hands, first_turn_own_train=True)
     r.play("6-1@P0")
-    assert r.events[-1] == ("pass", 1, None, None)  # no 6 for its own empty train
+    assert r.log[-1] == ("pass", 1, None, None)  # no 6 for its own empty train
     r.play("1-1@P0")
     # seat 0 cannot satisfy; seat 1 holds 1-2 but may place only on its own empty train
     assert r.is_over
-    assert r.result == ("blocked", None, (5, 6))
+    assert outcome(r) == ("blocked", None, (5, 6))
     plain = six("trains", hands)
     plain.play("6-1@P0")
     plain.play("1-1@P0")
@@ -228,7 +233,7 @@ def test_out_on_an_unsatisfied_double():
     r.play("6-2@P1")
     r.play("1-1@P0")
     assert r.is_over and r.to_move is None and r.legal_moves == ()
-    assert r.result == ("out", 0, (0, 5))
+    assert outcome(r) == ("out", 0, (0, 5))
     with pytest.raises(IllegalMove, match="over"):
         r.play(0)
 
@@ -237,7 +242,7 @@ def test_out_on_an_unsatisfied_double():
 def test_blocked_round_and_zero_double(zero_double, penalties):
     r = six("trains", [["0-0", "1-2"], ["3-4"]], zero_double=zero_double)
     assert r.is_over
-    assert r.events == (("pass", 0, None, None), ("pass", 1, None, None))
+    assert r.log == (("pass", 0, None, None), ("pass", 1, None, None))
     res = r.result
     assert (res.reason, res.out_seat, res.penalties) == ("blocked", None, penalties)
 
@@ -246,7 +251,7 @@ def test_blocked_needs_an_empty_stock():
     # every seat passes in a row after a failed draw, but tiles remain: play goes on
     r = six("trains", [["0-0"], ["1-1"]], stock=["2-2", "3-3", "4-6"])
     assert not r.is_over
-    assert [e[0] for e in r.events] == ["draw", "pass", "draw", "pass", "draw"]
+    assert [e[0] for e in r.log] == ["draw", "pass", "draw", "pass", "draw"]
     assert r.to_move == 0 and legal(r) == {"6-4@P0", "6-4@P1", "6-4@M"}
 
 
@@ -289,7 +294,7 @@ def test_chicken_foot_engine_with_four_toes_and_a_later_double():
     r.play("5-0@0-0")
     assert legal(r) == {"2-0@0-0", "3-0@0-0", "4-0@0-0"}
     r.play("2-0@0-0")
-    assert r.events[-1] == ("pass", 1, None, None)
+    assert r.log[-1] == ("pass", 1, None, None)
     r.play("3-0@0-0")
     assert r.pending is None
     assert legal(r) == {"5-1@6-1", "5-1@5-0", "2-1@6-1", "2-1@2-0"}
@@ -302,10 +307,10 @@ def test_chicken_foot_engine_with_four_toes_and_a_later_double():
 
 def test_chicken_foot_forced_draw_blocked_and_zero_double():
     r = six("chicken_foot", [["1-2"], ["6-3", "0-0"]], stock=["6-0", "4-4"])
-    assert r.events == (("draw", 0, None, None),)
+    assert r.log == (("draw", 0, None, None),)
     assert legal(r) == {"6-0@6-6"}
     r = six("chicken_foot", [["0-0", "1-2"], ["3-4"]])
-    assert r.result == ("blocked", None, (53, 7))  # 0-0 counts 50 by default here
+    assert outcome(r) == ("blocked", None, (53, 7))  # 0-0 counts 50 by default here
     r = six("chicken_foot", [["0-0", "1-2"], ["3-4"]], zero_double=0)
     assert r.result.penalties == (3, 7)
 
@@ -315,13 +320,13 @@ def test_chicken_foot_out_on_a_double():
     for move in ["6-1@6-6", "6-2@6-6"]:
         r.play(move)
     # the engine still wants toes and nobody holds a 6: everyone passes, blocked
-    assert r.pending == "6-6" and r.result == ("blocked", None, (2, 9))
+    assert r.pending == "6-6" and outcome(r) == ("blocked", None, (2, 9))
     r = six("chicken_foot", [["6-1", "6-4", "1-1"], ["6-2", "6-3", "2-3"]], engine_toes=4)
     for move in ["6-1@6-6", "6-2@6-6", "6-4@6-6", "6-3@6-6"]:
         r.play(move)
     assert legal(r) == {"1-1@6-1"}
     r.play("1-1@6-1")
-    assert r.result == ("out", 0, (0, 5))
+    assert outcome(r) == ("out", 0, (0, 5))
 
 
 # --- validation ------------------------------------------------------------------------
@@ -430,7 +435,7 @@ def expected_legal(r: TrainRound) -> set[str]:
         return set()
     seat = r.to_move
     tiles = [str(t) for t in r.hand(seat)]
-    last = r.events_of(seat)[-1] if r.events else None
+    last = r.log_of(seat)[-1] if r.log else None
     if last is not None and last[0] == "draw" and last[1] == seat:
         tiles = [last[2]]
     out = set()
@@ -448,8 +453,8 @@ def snapshot(r: TrainRound):
         r.to_move,
         tuple(tuple(str(t) for t in r.hand(s)) for s in seats),
         tuple(str(t) for t in r.stock),
-        tuple(r.events_of(s) for s in seats),
-        r.events,
+        tuple(r.log_of(s) for s in seats),
+        r.log,
         r.trains,
         r.pending,
         r.open_ends,
@@ -523,7 +528,7 @@ def test_tiles_are_conserved_and_bounds_hold():
                 assert r.hand_sizes[res.out_seat] == 0 and res.penalties[res.out_seat] == 0
             else:
                 tail = []  # the events since the last placement
-                for event in reversed(r.events):
+                for event in reversed(r.log):
                     if event[0] == "place":
                         break
                     tail.append(event)
@@ -610,7 +615,7 @@ def test_msgpack_replays_and_checks_the_moves():
     obj = msgpack.unpackb(r.to_msgpack())
     assert obj[:2] == ["bones.trainround", 1]
     code = TrainMove.parse("6-2@P0").code  # P0 is private: illegal for seat 1
-    obj[-1] += bytes([code & 255, code >> 8])
+    obj[12] += bytes([code & 255, code >> 8])
     with pytest.raises(ValueError, match="move 2 is not legal"):
         TrainRound.from_msgpack(msgpack.packb(obj))
     obj = msgpack.unpackb(r.to_msgpack())
@@ -665,7 +670,7 @@ def test_observation_shows_only_what_the_seat_may_know(layout):
             assert not shown & hidden
             assert obs.hand == tuple(str(t) for t in r.hand(seat))
             assert obs.hand_sizes == r.hand_sizes and obs.stock_size == r.stock_size
-            for kind, who, tile, _ in obs.events:
+            for kind, who, tile, _ in obs.log:
                 if kind == "draw":
                     assert (tile is not None) == (who == seat)
             assert obs.legal_moves == (
@@ -674,7 +679,7 @@ def test_observation_shows_only_what_the_seat_may_know(layout):
             assert "stock" not in {f for f in obs.__dataclass_fields__ if f != "stock_size"}
     with pytest.raises(ValueError, match="seat"):
         r.observation(4)
-    assert all(tile is None for kind, _, tile, _ in r.events if kind == "draw")
+    assert all(tile is None for kind, _, tile, _ in r.log if kind == "draw")
 
 
 def test_observation_is_frozen():

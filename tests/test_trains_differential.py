@@ -91,7 +91,7 @@ def random_deal(rng: random.Random) -> Deal:
 
 
 def core_events(r: Any) -> list[tuple[str, int, str | None]]:
-    return [(kind, seat, tile if kind == "place" else None) for kind, seat, tile, *_ in r.events]
+    return [(kind, seat, tile if kind == "place" else None) for kind, seat, tile, *_ in r.log]
 
 
 def model_events(m: TrainsModel) -> list[tuple[str, int, str | None]]:
@@ -105,7 +105,7 @@ def core_state(r: Any) -> dict[str, Any]:
         "hands": [{str(t) for t in r.hand(s)} for s in range(r.players)],
         "stock_size": r.stock_size,
         "over": r.is_over,
-        "n_events": len(r.events),
+        "n_events": len(r.log),
     }
 
 
@@ -377,7 +377,7 @@ class ModelCore:
     to_move = property(lambda self: self.m.to_move)
     stock_size = property(lambda self: self.m.stock_size)
     is_over = property(lambda self: self.m.over)
-    events = property(lambda self: tuple(self.m.events))
+    log = property(lambda self: tuple(self.m.events))
 
     def hand(self, seat: int) -> tuple[str, ...]:
         return tuple(sorted(self.m.hand_texts(seat)))

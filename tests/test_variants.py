@@ -111,7 +111,15 @@ EXPECTED = {
 
 
 def test_builtin_names():
-    assert bones.variants() == ["block", "draw", "kozel", "multiplayer", "straight"]
+    assert bones.variants() == [
+        "block",
+        "chicken-foot",
+        "draw",
+        "kozel",
+        "mexican-train",
+        "multiplayer",
+        "straight",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -238,7 +246,8 @@ def test_unknown_variant_lists_known_names():
     with pytest.raises(OptionError) as info:
         bones.variant("fives")
     assert str(info.value) == (
-        "unknown variant 'fives'; known variants: block, draw, kozel, multiplayer, straight"
+        "unknown variant 'fives'; known variants: block, chicken-foot, draw, kozel, "
+        "mexican-train, multiplayer, straight"
     )
 
 

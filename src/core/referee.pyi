@@ -3,7 +3,6 @@ from typing import Any
 
 from ..bot import BotError
 from ..records import RoundResult
-from .round import Round
 
 HOOKS: tuple[str, ...]
 SLOT: int

@@ -35,6 +35,7 @@ from bones.core.geometry cimport Spot
 from bones.core.moves cimport Move, move_code, move_of
 from bones.core.rng cimport rng_seed, splitmix64
 from bones.core.rules cimport OPEN_DOUBLES, OPEN_RANDOM, CompiledRules, Rules, compile_rules
+
 from bones.core.scorer cimport call_scorer
 from bones.core.seatview cimport SeatView
 from bones.core.tensor cimport returns_of, spec_of
@@ -49,6 +50,7 @@ from bones.core.tiles cimport (
 )
 
 from bones.core.moves import END_NAMES
+from bones.core.rules import OtherCore
 from bones.errors import BonesError, IllegalMove, OptionError
 from bones.records import Event, Placement, RoundResult
 
@@ -170,10 +172,10 @@ cdef object _as_int(object value, str what, int index=-1):
 cdef CompiledRules _rules_for(object variant, object players, dict options):
     """compile_rules, with a variant that is not a name or a player count that is not an
     int refused as ``Variant.resolve`` refuses them (OptionError)."""
-    if type(variant) is str and type(players) is int and 0 <= players <= 4:
+    if type(variant) is str and type(players) is int and 0 <= players <= 8:
         return compile_rules(<str>variant, <int>players, options)
     if isinstance(variant, str) and isinstance(players, int) and not isinstance(players, bool) \
-            and 0 <= players <= 4:  # subclasses (StrEnum, IntEnum): their plain values
+            and 0 <= players <= 8:  # subclasses (StrEnum, IntEnum): their plain values
         return compile_rules(str.__str__(variant), int(players), options)
     from bones.registry import variant as lookup
 
@@ -278,8 +280,15 @@ cdef class Round:
     def deal(cls, variant, players=2, seed=0, leader=None, lead_tile=None, scores=None,
              **options):
         """A random deal from ``seed`` (the same on every machine).  ``leader=None``
-        applies the variant's first-round rule."""
-        cdef CompiledRules rules = _rules_for(variant, players, options)
+        applies the variant's first-round rule.  A train game's variant gives a round of
+        its own core (``bones.core.trains.TrainRound``; bones.train_games)."""
+        cdef CompiledRules rules
+        try:
+            rules = _rules_for(variant, players, options)
+        except OtherCore as other:
+            from bones.train_games import deal as deal_train
+
+            return deal_train(other.variant, players, seed, leader, lead_tile, scores, options)
         cdef Round self = Round.__new__(Round, _NEW)
         cdef int32_t sc[4]
         cdef uint64_t rng = rng_seed(_seed_arg(seed))
@@ -316,7 +325,13 @@ cdef class Round:
             raise TypeError("hands must be one list of tiles per seat, not a string")
         hands = list(hands)
         players = len(hands)
-        rules = _rules_for(variant, players, options)
+        try:
+            rules = _rules_for(variant, players, options)
+        except OtherCore as other:
+            from bones.train_games import from_deal as train_from_deal
+
+            return train_from_deal(other.variant, hands, stock, leader, lead_tile, scores,
+                                   moves, partial, options)
         for i in range(4):
             masks[i] = 0
         for i in range(players):
@@ -872,6 +887,10 @@ cdef class Round:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except Exception as exc:
             raise ValueError(f"not a bones round: {exc}") from None
+        if type(obj) is list and len(obj) and obj[0] == "bones.trainround":
+            from bones.core.trains import TrainRound
+
+            return TrainRound.from_msgpack(data)
         if type(obj) is not list or len(obj) < 2 or obj[1] != "round" \
                 or type(obj[0]) is not int or obj[0] not in _ROUND_FIELDS \
                 or len(obj) != _ROUND_FIELDS[obj[0]]:

@@ -17,6 +17,21 @@ _DOUBLE_ORDERS = {
 _SPINNERS = {"none": SPINNER_NONE, "first_double": SPINNER_FIRST_DOUBLE,
              "all_doubles": SPINNER_ALL_DOUBLES}
 
+
+class OtherCore(OptionError):
+    """The variant runs on another core than the double-six one (the train games:
+    ``bones.core.trains``); ``variant`` is its :class:`~bones.Variant`.  ``Round.deal``,
+    ``Round.from_deal`` and ``Round.from_msgpack`` hand such a variant to that core; any
+    other double-six-only function reports it as this OptionError."""
+
+    def __init__(self, variant):
+        super().__init__(
+            f"{variant.name}: the {variant.base} family is played on the train games' core "
+            "(bones.core.trains); this needs a double-six variant"
+        )
+        self.variant = variant
+
+
 cdef object _NEW = object()  # the token that lets compile_rules construct CompiledRules
 cdef dict _cache = {}     # (variant, players, frozen overrides) -> CompiledRules
 cdef dict _defaults = {}  # variant -> [CompiledRules of the default options, by players]
@@ -70,6 +85,8 @@ cpdef CompiledRules compile_rules(str variant, int players, dict options):
     from bones.registry import variant as lookup
 
     spec = lookup(variant)
+    if spec.base not in _FAMILIES:
+        raise OtherCore(spec)
     resolved = spec.resolve(players, **options)
     cdef CompiledRules out = CompiledRules.__new__(CompiledRules, _NEW)
     out.variant = spec

@@ -9,8 +9,12 @@ cdef class TrainMove:
 cdef class TrainRound:
     cdef TrainState* st          # the whole round, deal and undo stack included (owned)
     cdef bint partial            # the deal is not a full deal (from_deal(partial=True))
+    cdef str _variant            # the registered variant it was dealt for (None: built-in)
+    cdef tuple _scores           # per seat, the game scores before the round
+    cdef dict _options           # the variant's options as given when it was dealt
 
     cdef tuple _events(self, int viewer)
+    cdef void _bind(self, object variant, object scores, object options) except *
 
 
 cdef TrainMove _move_of(int code)  # the interned move of a code

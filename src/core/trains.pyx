@@ -42,10 +42,12 @@ from bones.core.wideset cimport (
 )
 
 from bones.errors import IllegalMove, OptionError
+from bones.records import Event
 from bones.trains_records import TrainObservation, TrainResult
 
 SCHEMA = "bones.trainround"
 SCHEMA_VERSION = 1
+MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sign), as Round
 LAYOUTS = ("trains", "chicken_foot")
 SETS = (6, 9, 12)
 
@@ -270,7 +272,7 @@ cdef class TrainRound:
     Build one with ``TrainRound.deal`` (a seeded random deal), ``TrainRound.from_deal``
     (explicit hands and stock) or ``TrainRound.from_msgpack``.  ``play`` and ``undo`` make
     and unmake moves without allocating; the automatic draws and passes after a move are
-    part of it (``events`` lists them).
+    part of it (``log`` lists them).
     """
 
     def __cinit__(self, *args):
@@ -293,9 +295,13 @@ cdef class TrainRound:
 
     @classmethod
     def deal(cls, layout, set_max=None, players=4, hand_size=None, engine=None, leader=0,
-             seed=0, zero_double=None, first_turn_own_train=None, engine_toes=None):
+             seed=0, zero_double=None, first_turn_own_train=None, engine_toes=None,
+             variant=None, scores=None, options=None):
         """A random deal from ``seed`` (the same on every machine): the set less the engine
-        double shuffled, ``hand_size`` tiles to each seat in turn, the rest the stock."""
+        double shuffled, ``hand_size`` tiles to each seat in turn, the rest the stock.
+        ``variant`` and ``options``: the registered variant's name and the options it was
+        dealt with, which the round reports (``bones.Round.deal`` of a train variant gives
+        them); ``scores``: per seat, the game scores before it."""
         cdef tuple opt = _options(layout, set_max, engine, zero_double,
                                   first_turn_own_train, engine_toes)
         cdef int n_players, size, lead
@@ -313,12 +319,13 @@ cdef class TrainRound:
         cdef TrainRound self = TrainRound.__new__(TrainRound, _NEW)
         ts_deal_random(self.st, opt[0], opt[1], opt[2], n_players, size, opt[3], opt[4],
                        opt[5], lead, &rng)
+        self._bind(variant, scores, options)
         return self
 
     @classmethod
     def from_deal(cls, layout, set_max=None, hands=None, stock=(), engine=None, leader=0,
                   zero_double=None, first_turn_own_train=None, engine_toes=None, moves=None,
-                  partial=False):
+                  partial=False, variant=None, scores=None, options=None):
         """A round from an explicit deal: ``hands`` one list of tiles (texts or SetTiles)
         per seat, ``stock`` top (next drawn) first; ``moves`` are replayed in order.
 
@@ -337,6 +344,7 @@ cdef class TrainRound:
         hand_idx = [_tile_list(h, f"hands[{i}]") for i, h in enumerate(hands)]
         stock_idx = _tile_list(stock, "stock")
         self = _build(opt, hand_idx, stock_idx, leader, partial)
+        self._bind(variant, scores, options)
         if moves is not None:
             if isinstance(moves, (str, bytes)):
                 raise TypeError("moves must be a list of moves, not a string")
@@ -346,6 +354,73 @@ cdef class TrainRound:
                 except IllegalMove as exc:
                     raise IllegalMove(f"move {k + 1} of the replay: {exc}") from None
         return self
+
+    cdef void _bind(self, object variant, object scores, object options) except *:
+        """Name the round's variant and its options, and give its seats' game scores
+        (checked)."""
+        cdef int n = self.st.players, i
+        if variant is not None and (type(variant) is not str or not 0 < len(variant) <= 64):
+            raise TypeError(f"variant must be a variant's name, not {short_repr(repr(variant))}")
+        if options is not None and (type(options) is not dict or len(options) > 32
+                                    or any([type(k) is not str for k in options])):
+            raise TypeError("options must be a dict of at most 32 options by name")
+        self._variant = variant
+        self._options = {} if options is None else dict(options)
+        if scores is None:
+            self._scores = (0,) * n
+            return
+        if isinstance(scores, (str, bytes)):
+            raise TypeError("scores must be one int per seat, not a string")
+        scores = tuple(scores)
+        if len(scores) != n:
+            raise ValueError(f"scores must give one number per seat ({n}); got {len(scores)}")
+        for i in range(n):
+            if type(scores[i]) is not int or not -MAX_SCORE <= scores[i] <= MAX_SCORE:
+                raise ValueError(f"scores[{i}] must be an int from {-MAX_SCORE} to "
+                                 f"{MAX_SCORE}; got {short_repr(repr(scores[i]))}")
+        self._scores = scores
+
+    @property
+    def variant(self):
+        """The name of the variant the round was dealt for."""
+        self._check()
+        if self._variant is not None:
+            return self._variant
+        return "mexican-train" if self.st.layout == LAYOUT_TRAINS else "chicken-foot"
+
+    @property
+    def options(self):
+        """The variant's options the round was dealt with, as given (``engine`` too when
+        the game gave it)."""
+        self._check()
+        return dict(self._options)
+
+    @property
+    def sides(self):
+        """Every seat plays for itself: ``((0,), (1,), ...)``."""
+        self._check()
+        return tuple([(i,) for i in range(self.st.players)])
+
+    def side_of(self, seat):
+        """The side of ``seat``: itself."""
+        self._check()
+        return _seat(seat, self.st.players, "seat")
+
+    @property
+    def scores(self):
+        """Per seat, the game scores the round was dealt with (penalties are added by the
+        game once the round is over)."""
+        self._check()
+        return self._scores
+
+    def hand_pips(self, seat):
+        """The pips in ``seat``'s hand (0-0 counts 0; see ``result.penalties``)."""
+        self._check()
+        return sum([t.pips for t in self.hand(seat)])
+
+    def moves_text(self):
+        """The moves made so far as one line of text (``12-5@M 5-3@P1 ...``)."""
+        return " ".join([str(m) for m in self.moves])
 
     # --- playing -------------------------------------------------------------------------
 
@@ -413,6 +488,9 @@ cdef class TrainRound:
         cdef TrainRound other = TrainRound.__new__(TrainRound, _NEW)
         ts_copy(other.st, self.st)
         other.partial = self.partial
+        other._variant = self._variant
+        other._scores = self._scores
+        other._options = self._options
         return other
 
     def __copy__(self):
@@ -500,10 +578,18 @@ cdef class TrainRound:
         """The TrainResult once the round is over, else None."""
         if self.st.status == TR_PLAYING:
             return None
+        penalties = tuple([ts_penalty(self.st, i) for i in range(self.st.players)])
+        if self.st.status == TR_OUT:
+            winners = (self.st.out_seat,)
+        else:
+            low = min(penalties)
+            winners = tuple([i for i in range(self.st.players) if penalties[i] == low])
         return TrainResult(
             "out" if self.st.status == TR_OUT else "blocked",
-            self.st.out_seat if self.st.status == TR_OUT else None,
-            tuple([ts_penalty(self.st, i) for i in range(self.st.players)]),
+            winners,
+            penalties,
+            penalties,
+            self.st.plies[self.st.n_plies - 1].seat if self.st.n_plies else self.st.leader,
         )
 
     @property
@@ -512,15 +598,34 @@ cdef class TrainRound:
         return tuple([_move_of(self.st.plies[i].move) for i in range(self.st.n_plies)])
 
     @property
-    def events(self):
+    def log(self):
         """Every placement, draw and pass in order as ``(kind, seat, tile, target)``;
-        drawn tiles are hidden (None): see ``events_of``."""
+        drawn tiles are hidden (None): see ``log_of``."""
         return self._events(-1)
 
-    def events_of(self, seat):
-        """``events`` as ``seat`` sees them: its own draws show the tile drawn."""
+    def log_of(self, seat):
+        """``log`` as ``seat`` sees it: its own draws show the tile drawn."""
         self._check()
         return self._events(_seat(seat, self.st.players, "seat"))
+
+    @property
+    def events(self):
+        """The public events, as :attr:`bones.Round.events` gives them: ``Event("play",
+        seat, move)``, ``Event("draw", seat, count=1)`` (the tile unseen) and
+        ``Event("pass", seat)``."""
+        cdef const TEvent* e
+        cdef int i
+        out = []
+        for i in range(self.st.n_events):
+            e = &self.st.events[i]
+            if e.kind == EV_PLACE:
+                out.append(Event("play", e.seat, _move_of(
+                    e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0))))
+            elif e.kind == EV_DRAW:
+                out.append(Event("draw", e.seat, None, 1))
+            else:
+                out.append(Event("pass", e.seat))
+        return tuple(out)
 
     cdef tuple _events(self, int viewer):
         cdef const TEvent* e
@@ -542,7 +647,7 @@ cdef class TrainRound:
     @property
     def placements(self):
         """``(seat, tile, target)`` of every tile placed, in play order."""
-        return tuple([(seat, tile, target) for kind, seat, tile, target in self.events
+        return tuple([(seat, tile, target) for kind, seat, tile, target in self.log
                       if kind == "place"])
 
     @property
@@ -618,7 +723,7 @@ cdef class TrainRound:
             pending=self.pending,
             open_ends=self.open_ends,
             placements=self.placements,
-            events=self._events(s),
+            log=self._events(s),
             legal_moves=tuple([str(m) for m in self.legal_moves]) if mover else (),
             zero_double=self.st.zero_double,
             first_turn_own_train=bool(self.st.first_turn_own),
@@ -645,6 +750,9 @@ cdef class TrainRound:
              for i in range(self.st.players)],
             bytes([self.st.stock[i] for i in range(self.st.stock_len)]),
             bytes(moves),
+            self._variant,
+            list(self._scores),
+            self._options,
         ])
 
     @classmethod
@@ -660,13 +768,13 @@ cdef class TrainRound:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except Exception as exc:
             raise ValueError(f"not a bones train round: {exc}") from None
-        if type(obj) is not list or len(obj) != 13 or obj[0] != SCHEMA \
+        if type(obj) is not list or len(obj) != 16 or obj[0] != SCHEMA \
                 or type(obj[1]) is not int or obj[1] != SCHEMA_VERSION:
             raise ValueError(f"not a bones train round ({SCHEMA!r} version {SCHEMA_VERSION}): "
                              "wrong header or length")
         try:
             _, _, layout, set_max, engine, leader, zero_double, first_turn, toes, partial, \
-                hands, stock, moves = obj
+                hands, stock, moves, variant, scores, options = obj
             if type(layout) is not str or type(set_max) is not int or type(engine) is not int \
                     or type(leader) is not int or type(zero_double) is not int \
                     or type(first_turn) is not bool or type(toes) is not int \
@@ -678,6 +786,9 @@ cdef class TrainRound:
                     raise ValueError("a hand is not bytes")
             opt = _options(layout, set_max, engine, zero_double, first_turn, toes)
             self = _build(opt, [list(h) for h in hands], list(stock), leader, partial)
+            if type(scores) is not list:
+                raise ValueError("scores is not a list")
+            self._bind(variant, scores, options)
             if self.partial != partial:
                 raise ValueError("a full deal marked partial")
         except Exception as exc:

@@ -29,6 +29,7 @@ from .base import (
 from .kozel import KozelGameRules
 from .straight import StraightGameRules
 from .target import BlockGameRules, DrawGameRules, MultiplayerGameRules, TargetGameRules
+from .trains import TrainGameRules
 
 __all__ = [
     "FAMILY_RULES",
@@ -45,6 +46,7 @@ __all__ = [
     "Settlement",
     "StraightGameRules",
     "TargetGameRules",
+    "TrainGameRules",
     "bad",
     "family_rules",
     "ints",
@@ -61,6 +63,8 @@ FAMILY_RULES: Mapping[str, type[GameRules]] = MappingProxyType(
         "kozel": KozelGameRules,
         "block": BlockGameRules,
         "draw": DrawGameRules,
+        "trains": TrainGameRules,
+        "chicken_foot": TrainGameRules,
     }
 )
 

@@ -165,6 +165,10 @@ class GameRules:
     #: The Game message field that holds the encoded state (one of :data:`STATE_FIELDS`).
     state_field: ClassVar[str] = "state"
 
+    #: The largest award or hand value of one round (what the loader accepts); a rule set
+    #: on a larger set than the double-six one says so.
+    max_award: ClassVar[int] = MAX_AWARD
+
     def __init__(self, options: Mapping[str, Any]) -> None:
         self._options = dict(options)  # a plain dict: a Game and its rules pickle and copy
 

@@ -1,0 +1,111 @@
+"""The train games as variants: what ``bones.Round.deal`` and ``Round.from_deal`` of a
+variant of the ``trains`` or ``chicken_foot`` family do.
+
+A train variant's resolved options become the arguments of the wide-set core
+(:class:`bones.core.trains.TrainRound`).  Besides the variant's options a round takes one
+argument of its own, ``engine``: the number of its engine double (the set's highest by
+default; a game gives round ``i`` the engine ``highest - i``, docs/game.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .core.round import derive_seed
+from .core.trains import TrainRound
+from .errors import OptionError
+from .variant import Variant, brief
+
+__all__ = ["SET_MAX", "core_arguments", "deal", "from_deal"]
+
+#: The highest number of each set (option ``set``).
+SET_MAX: Mapping[str, int] = {"double-6": 6, "double-9": 9, "double-12": 12}
+
+_STREAM_LEADER = 3  # the seed stream of a round's leader drawn by lot
+
+
+def core_arguments(variant: Variant, players: object, options: Mapping[Any, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``TrainRound.deal``/``from_deal`` for ``variant`` with
+    ``players`` and ``options`` (the variant's options plus ``engine``); OptionError
+    naming the variant and the option for anything not allowed."""
+    options = dict(options)
+    engine = options.pop("engine", None)
+    resolved = variant.resolve_options(players, options)
+    top = SET_MAX[resolved["set"]]
+    if engine is None:
+        engine = top
+    elif type(engine) is not int or not 0 <= engine <= top:
+        raise OptionError(
+            f"{variant.name}: 'engine' must be an int from 0 to {top} (the {resolved['set']} "
+            f"set's doubles); got {brief(engine)}"
+        )
+    args: dict[str, Any] = {
+        "layout": variant.base,
+        "set_max": top,
+        "engine": engine,
+        "zero_double": resolved["zero_double"],
+        "variant": variant.name,
+    }
+    if variant.base == "trains":
+        args["first_turn_own_train"] = resolved["first_turn_own_train"]
+    else:
+        args["engine_toes"] = resolved["engine_toes"]
+    args["hand_size"] = resolved["hand_size"]
+    return args
+
+
+def _no_lead_tile(variant: Variant, lead_tile: object) -> None:
+    if lead_tile is not None:
+        raise OptionError(
+            f"{variant.name}: a train round has no lead tile (its engine double is on the "
+            f"table from the start: give 'engine'); got lead_tile={brief(lead_tile)}"
+        )
+
+
+def deal(
+    variant: Variant,
+    players: int,
+    seed: int,
+    leader: int | None,
+    lead_tile: object,
+    scores: Sequence[int] | None,
+    options: Mapping[Any, Any],
+) -> TrainRound:
+    """``Round.deal`` of a train variant: a random deal from ``seed``.  ``leader=None``
+    draws the leader by lot from ``seed`` (the rule of a game's first round)."""
+    _no_lead_tile(variant, lead_tile)
+    args = core_arguments(variant, players, options)
+    if leader is None:
+        leader = (derive_seed(seed, _STREAM_LEADER, 0) * players) >> 63
+    return TrainRound.deal(
+        players=players, leader=leader, seed=seed, scores=scores, options=dict(options), **args
+    )
+
+
+def from_deal(
+    variant: Variant,
+    hands: Sequence[Iterable[Any]],
+    stock: Iterable[Any],
+    leader: int | None,
+    lead_tile: object,
+    scores: Sequence[int] | None,
+    moves: Iterable[Any] | None,
+    partial: bool,
+    options: Mapping[Any, Any],
+) -> TrainRound:
+    """``Round.from_deal`` of a train variant: the explicit deal, ``leader`` seat 0 unless
+    given, ``moves`` replayed."""
+    _no_lead_tile(variant, lead_tile)
+    args = core_arguments(variant, len(hands), options)
+    del args["hand_size"]  # the hands say it
+    return TrainRound.from_deal(
+        hands=hands,
+        stock=stock,
+        leader=0 if leader is None else leader,
+        scores=scores,
+        moves=moves,
+        partial=partial,
+        options=dict(options),
+        **args,
+    )
