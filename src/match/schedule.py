@@ -50,6 +50,8 @@ class MatchConfig:
     at random for a new match and kept in the journal; ``None`` in a journal written
     before bones had it: the old unkeyed seeds); ``isolate``: every bot runs as a child
     process over the bones-bot protocol (``python -m bones.protocol.server SPEC``);
+    ``sandbox``: every bot runs as a child process (``isolate`` for the in-process ones)
+    inside bubblewrap, a fresh process for every game (:mod:`bones.protocol.sandbox`);
     ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none);
     ``bot_logs``: a folder where the stderr of each bot that runs as a child process is
     kept, one file per game and seat (``game-ID-seat-S.log``, at most
@@ -69,6 +71,7 @@ class MatchConfig:
     plugins: tuple[str, ...] = ()
     secret: str | None = None
     isolate: bool = False
+    sandbox: bool = False
     tc: str | None = None
     bot_logs: str | None = None
 
@@ -92,6 +95,7 @@ class MatchConfig:
             "plugins": list(self.plugins),
             "secret": self.secret,
             "isolate": self.isolate,
+            "sandbox": self.sandbox,
             "tc": self.tc,
             "bot_logs": self.bot_logs,
         }
@@ -151,6 +155,7 @@ class MatchConfig:
             plugins=tuple(plugins),
             secret=secret,
             isolate=get("isolate", bool, False),
+            sandbox=get("sandbox", bool, False),
             tc=tc,
             bot_logs=get("bot_logs", (str, type(None)), None),
         )
@@ -326,7 +331,8 @@ class Plan:
     labels: tuple[str, ...]
     schedule: Schedule
     #: The command of each bot that runs as a child process (``cmd:`` specs, every bot
-    #: with ``isolate``), else None.
+    #: with ``isolate`` or ``sandbox``; with ``sandbox``, the bubblewrap command that runs
+    #: it), else None.
     commands: tuple[tuple[str, ...] | None, ...] = ()
 
     def task(self, gid: int) -> dict[str, Any]:
@@ -366,6 +372,8 @@ class Plan:
             out["tc"] = parse_tc(self.config.tc)
         if self.config.bot_logs is not None and "commands" in out:
             out["bot_logs"] = self.config.bot_logs
+        if self.config.sandbox:
+            out["fresh"] = True  # a new sandboxed process for every game: no memory of a deal
         return out
 
 
@@ -441,20 +449,28 @@ def _labels(bots: Sequence[str], names: Mapping[str, str] | None = None) -> tupl
 
 
 def bot_command(
-    spec: str, isolate: bool = False, plugins: Sequence[str] = ()
+    spec: str, isolate: bool = False, plugins: Sequence[str] = (), sandbox: bool = False
 ) -> tuple[str, ...] | None:
     """The command that runs the bot of ``spec`` as a child process: a ``cmd:`` spec's
     own, or with ``isolate`` the protocol server serving the spec (loading the match's
-    ``--plugin`` modules, so that a plugin's bot is isolated too); None: in process."""
+    ``--plugin`` modules, so that a plugin's bot is isolated too); None: in process.
+    With ``sandbox`` every bot runs as a child process (``isolate`` implied), and the
+    command is the bubblewrap command that runs it in the sandbox
+    (:func:`bones.protocol.sandbox.wrap`; :class:`~bones.protocol.sandbox.SandboxError`
+    if bubblewrap is missing)."""
     from ..bot import command_of
 
     command = command_of(spec)
-    if command is not None:
-        return tuple(command)
-    if isolate:
+    if command is None and (isolate or sandbox):
         loads = [arg for module in plugins for arg in ("--plugin", module)]
-        return (sys.executable, "-m", "bones.protocol.server", spec, *loads)
-    return None
+        command = [sys.executable, "-m", "bones.protocol.server", spec, *loads]
+    if command is None:
+        return None
+    if sandbox:
+        from ..protocol.sandbox import wrap
+
+        command = wrap(command)
+    return tuple(command)
 
 
 def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
@@ -520,5 +536,7 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
             f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
             f"{schedule.total:,} ({len(encounters)} encounter(s))"
         )
-    commands = tuple(bot_command(spec, config.isolate, config.plugins) for spec in config.bots)
+    commands = tuple(
+        bot_command(spec, config.isolate, config.plugins, config.sandbox) for spec in config.bots
+    )
     return Plan(config, sides, _labels(config.bots, names), schedule, commands)
