@@ -65,6 +65,8 @@ def _sandboxed(command: list[str]) -> list[str]:
     from bones.protocol.sandbox import wrap
 
     return wrap(command)
+
+
 #: every kind: the external ones and the random bots in process
 KINDS = ["in-process", *BOTS]
 
@@ -209,9 +211,7 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
 
     from bones.match.runner import MatchConfig, run_match
 
-    specs = tuple(
-        "cmd:" + shlex.join([sys.executable, PY_BOT, str(seat + 1)]) for seat in range(2)
-    )
+    specs = tuple("cmd:" + shlex.join([sys.executable, PY_BOT, str(seat + 1)]) for seat in range(2))
     times: dict[bool, list[float]] = {False: [], True: []}
     with tempfile.TemporaryDirectory() as folder:
         for index in range(repeats):

@@ -269,3 +269,22 @@ def test_serve_bot_sandbox_serves_from_inside_bubblewrap():
     with ExternalBot(command) as bot:
         assert bot.info is not None and bot.info.name == "greedy"
         assert bot.ping() >= 0
+
+
+def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
+    """A hello name with a newline and ESC: the table shows it on its own row, inert."""
+    from bones.match.report import format_table
+    from bones.protocol.client import printable
+
+    summary, _ = play(tmp_path, (hostile("name"), "random"), sandbox=False)
+    check_table(summary, 2)
+    labels = sorted(row["bot"] for row in summary["bots"])
+    assert labels == ["evil 1 fake-bot 999 999 0 0[2J", "random"]
+    table = format_table(summary)
+    assert "\x1b" not in table
+    firsts = [line.split()[:2] for line in table.splitlines() if line.strip()]
+    assert [w for w in firsts if w[0] in ("1", "2")] == [["1", "random"], ["2", "evil"]] or [
+        w for w in firsts if w[0] in ("1", "2")
+    ] == [["1", "evil"], ["2", "random"]]  # a row per bot, no fake one
+    assert not any(w[0] == "fake-bot" or w[1:] == ["fake-bot"] for w in firsts)
+    assert printable("a\u202eb\tc\nd", keep="\n") == "abc\nd"  # bidi override, tab: gone

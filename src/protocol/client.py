@@ -91,6 +91,22 @@ def _text(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_UNSHOWN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, formats (bidi), separators
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` without the characters that would act on a terminal or a table rather
+    than show: control characters (ESC, newlines, ...), formatting ones (bidi overrides),
+    line and paragraph separators; those in ``keep`` stay.  Everything a bot says is
+    passed through it before it is shown (its hello, its stderr in an error message):
+    a bot's name cannot print a fake row into the results table."""
+    import unicodedata
+
+    if text.isprintable():
+        return text
+    return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in _UNSHOWN)
+
+
 def _parse_hello(msg: dict[str, Any]) -> BotInfo:
     """The :class:`BotInfo` of a bot's hello; :class:`ProtocolError` if it is not one."""
     kind = msg.get("type")
@@ -102,17 +118,20 @@ def _parse_hello(msg: dict[str, Any]) -> BotInfo:
     name = msg.get("name")
     if not isinstance(name, str) or not 0 < len(name) <= 100:
         raise ProtocolError("hello: 'name' must be a string of 1 to 100 characters")
+    name = " ".join(printable(name).split())
+    if not name:
+        raise ProtocolError("hello: 'name' has no printable character")
     texts = {}
     for key in ("author", "version"):
         value = msg.get(key)
         if value is not None and not isinstance(value, str):
             raise ProtocolError(f"hello: {key!r} must be a string or nil")
-        texts[key] = value or ""
+        texts[key] = printable(value or "")
     variants = msg.get("variants")
     if variants is not None:
         if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
             raise ProtocolError("hello: 'variants' must be an array of strings or nil")
-        variants = tuple(variants)
+        variants = tuple(printable(v) for v in variants)
     options = msg.get("options")
     if options is None:
         options = {}
@@ -566,7 +585,7 @@ class ExternalBot(Bot):
             elif exited and code is not None:
                 name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
                 text += f"; it was killed by signal {name}"
-        tail = self.stderr_text().strip()
+        tail = printable(self.stderr_text(), keep="\n\t").strip()
         if tail:
             if len(tail) > _TAIL_SHOWN:
                 tail = "..." + tail[-_TAIL_SHOWN:]
