@@ -231,7 +231,10 @@ class ExternalBot(Bot):
     bot that does not read its input.  A fault raises :class:`ExternalBotError` (with a
     ``kind``) and kills the process; :meth:`restart` starts a fresh one (for the next
     game), :meth:`close` ends it (``quit``, a short grace, then SIGKILL to its process
-    group).  Use it as a context manager, or call :meth:`close`: no process outlives it.
+    group).  Use it as a context manager, or call :meth:`close`: the process and its
+    process group end with it; a child that left the group (``setsid``) is not killed
+    unless the command runs in a PID namespace (:mod:`bones.protocol.sandbox`, where the
+    whole tree dies with the bot).
 
     ``seed`` is sent in ``game_start`` (a bot may use it for its randomness).  The bot's
     stderr is kept in memory (its last ``stderr_limit`` bytes: :meth:`stderr_text`) and
