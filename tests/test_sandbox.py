@@ -288,3 +288,16 @@ def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
     ] == [["1", "evil"], ["2", "random"]]  # a row per bot, no fake one
     assert not any(w[0] == "fake-bot" or w[1:] == ["fake-bot"] for w in firsts)
     assert printable("a\u202eb\tc\nd", keep="\n") == "abc\nd"  # bidi override, tab: gone
+
+
+@needs_bwrap
+def test_a_plugin_bot_plays_in_the_sandbox(tmp_path, monkeypatch):
+    """--sandbox serves a --plugin bot as --isolate does: its module is bound read-only
+    into the sandbox and put on its PYTHONPATH; the bot finds no round to peek at."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    summary, _ = play(tmp_path, ("t-peek", "greedy"), games=2, plugins=("peek_plugin",))
+    check_table(summary, 2)
+    assert [x["bot"] for x in summary["bots"]] == ["t-peek", "greedy"]
+    with open(tmp_path / "m.jsonl") as f:
+        assert json.loads(f.readline())["config"]["sandbox"] is True  # --resume keeps it
