@@ -81,7 +81,8 @@ def test_wrap_builds_the_documented_command(tmp_path):
         assert flag in argv
     assert "--new-session" in argv and "--die-with-parent" in argv
     assert "--as-pid-1" not in argv  # bwrap stays PID 1: when the bot ends, all end
-    assert argv[argv.index("--tmpfs") - 1] == str(8 << 20)  # --size of the private /tmp
+    at = argv.index("--tmpfs")  # the private /tmp: world-writable, 8 MiB
+    assert argv[at - 4 : at + 2] == ["--perms", "1777", "--size", str(8 << 20), "--tmpfs", "/tmp"]
     assert ["--ro-bind", str(bot), str(bot)] == argv[argv.index(str(bot)) - 1 :][:3]
     assert f"--as={256 << 20}" in argv and "--core=0" in argv
     assert "--bind" not in argv  # nothing writable is bound
@@ -301,3 +302,21 @@ def test_a_plugin_bot_plays_in_the_sandbox(tmp_path, monkeypatch):
     assert [x["bot"] for x in summary["bots"]] == ["t-peek", "greedy"]
     with open(tmp_path / "m.jsonl") as f:
         assert json.loads(f.readline())["config"]["sandbox"] is True  # --resume keeps it
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the unprivileged command as uid 65534")
+def test_the_command_of_a_user_that_is_not_root_works(monkeypatch):
+    """Run by another user, bubblewrap needs a user namespace (no setpriv, no process
+    limit); here that command is built and run as uid 65534."""
+    import subprocess
+
+    monkeypatch.setattr(os, "geteuid", lambda: 65534)
+    script = "id -u; echo /proc/[0-9]*; echo x > /tmp/a && echo tmp; echo y > /b"
+    argv = wrap(["/usr/bin/sh", "-c", script], cwd="/")
+    assert "--unshare-user" in argv and "/usr/bin/setpriv" not in argv
+    assert not any(a.startswith("--nproc") for a in argv)
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30)
+    assert done.stdout.split() == ["65534", "/proc/1", "/proc/2", "tmp"]  # bwrap and sh
+    assert "Read-only file system" in done.stderr

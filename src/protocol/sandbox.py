@@ -84,6 +84,20 @@ def find_bwrap(policy: SandboxPolicy | None = None) -> str:
     return path
 
 
+_HELP: dict[str, str] = {}
+
+
+def _supports(bwrap: str, option: str) -> bool:
+    """Whether this ``bwrap`` knows ``option`` (``--disable-userns`` came in 0.8.0)."""
+    if bwrap not in _HELP:
+        try:
+            done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False)
+            _HELP[bwrap] = (done.stdout + done.stderr).decode("utf-8", "replace")
+        except (OSError, subprocess.TimeoutExpired):
+            _HELP[bwrap] = ""
+    return option in _HELP[bwrap].split()
+
+
 def _tool(name: str) -> str:
     for folder in ("/usr/bin", "/bin"):
         path = os.path.join(folder, name)
@@ -165,8 +179,9 @@ def _plugin_paths(modules: Sequence[str]) -> tuple[list[str], list[str]]:
     return binds, roots
 
 
-def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], list[str]]:
-    """``(command with its program made absolute, paths to bind, PYTHONPATH entries)``."""
+def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """``(command with its program made absolute, paths to bind, PYTHONPATH entries,
+    folders of its program and interpreter for PATH)``."""
     command = list(command)
     program = command[0]
     found = shutil.which(program) if "/" not in program else os.path.join(cwd, program)
@@ -180,6 +195,7 @@ def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], li
     if interp is not None:
         programs.append(interp)
         binds.append(interp)
+    folders = [os.path.dirname(exe) for exe in programs if not exe.startswith("/usr/")]
     for exe in programs:
         if _PYTHON.match(os.path.basename(exe)):
             more, entries = _python_paths(exe)
@@ -205,7 +221,7 @@ def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], li
                     "the runner's working folder; name the bot's own files or folder"
                 )
             binds.append(path)
-    return command, binds, pythonpath
+    return command, binds, pythonpath, folders
 
 
 def _parents(path: str) -> list[str]:
@@ -233,7 +249,7 @@ def wrap(
     policy = policy or SandboxPolicy()
     bwrap = find_bwrap(policy)
     cwd = os.path.abspath(cwd or os.getcwd())
-    command, binds, pythonpath = _resolve(command, cwd)
+    command, binds, pythonpath, folders = _resolve(command, cwd)
     binds += [os.path.abspath(p) for p in (*policy.read_only, *read_only)]
     root = os.geteuid() == 0
     argv = [
@@ -249,7 +265,9 @@ def wrap(
         "--die-with-parent",
     ]
     if not root:  # an unprivileged user: bwrap needs a user namespace; no nested ones
-        argv += ["--unshare-user", "--disable-userns"]
+        argv.append("--unshare-user")
+        if _supports(bwrap, "--disable-userns"):
+            argv.append("--disable-userns")
     covered = []
     for folder in _SYSTEM_DIRS:
         if os.path.islink(folder):
@@ -262,7 +280,10 @@ def wrap(
         if os.path.exists(path):
             argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev"]
-    argv += ["--perms", "1777", "--size", str(policy.tmp_mb * _MB), "--tmpfs", "/tmp"]
+    argv += ["--perms", "1777"]
+    if _supports(bwrap, "--size"):  # bubblewrap 0.5.0 and later
+        argv += ["--size", str(policy.tmp_mb * _MB)]
+    argv += ["--tmpfs", "/tmp"]
     # the bot's files, once each (a path inside another bound one is there already)
     wanted = sorted({os.path.abspath(p) for p in binds if os.path.exists(p)})
     kept: list[str] = []
@@ -288,9 +309,8 @@ def wrap(
     for path in kept:
         argv += ["--ro-bind", path, path]
     argv += ["--remount-ro", "/", "--chdir", cwd, "--clearenv"]
-    path_dirs = [os.path.dirname(command[0])] if not command[0].startswith("/usr/") else []
     env = {
-        "PATH": ":".join([*path_dirs, _SANDBOX_PATH]),
+        "PATH": ":".join([*dict.fromkeys(folders), _SANDBOX_PATH]),
         "HOME": "/tmp",
         "TMPDIR": "/tmp",
         "LANG": "C.UTF-8",
