@@ -320,3 +320,13 @@ def test_the_command_of_a_user_that_is_not_root_works(monkeypatch):
     done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30)
     assert done.stdout.split() == ["65534", "/proc/1", "/proc/2", "tmp"]  # bwrap and sh
     assert "Read-only file system" in done.stderr
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's bots change uid")
+def test_a_file_the_bots_uid_cannot_read_is_a_clear_error(tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("pass\n")
+    bot.chmod(0o600)
+    with pytest.raises(SandboxError, match=r"uid 65534, which cannot read .*bot.py \(mode 0600\)"):
+        wrap([sys.executable, str(bot)], cwd="/")

@@ -320,7 +320,10 @@ class ExternalBot(Bot):
         return None if self._proc is None else self._proc.pid
 
     def _label(self) -> str:
-        name = self.info.name if self.info is not None else os.path.basename(self.command[0])
+        program = self.command[0]
+        if os.path.basename(program) == "bwrap" and "--" in self.command:  # --sandbox
+            program = self.command[len(self.command) - self.command[::-1].index("--")]
+        name = self.info.name if self.info is not None else os.path.basename(program)
         pid = f" (pid {self._proc.pid})" if self._proc is not None else ""
         return f"external bot {name!r}{pid}"
 

@@ -224,6 +224,21 @@ def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], li
     return command, binds, pythonpath, folders
 
 
+def _readable_by_others(path: str, uid: int) -> None:
+    """:class:`SandboxError` if the bot, as ``uid``, could not read the bound ``path``
+    (the folders above it are the sandbox's own, 0755)."""
+    import stat
+
+    mode = os.stat(path).st_mode
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    if mode & need != need:
+        raise SandboxError(
+            f"--sandbox runs the bots as uid {uid}, which cannot read {path} (mode "
+            f"{stat.S_IMODE(mode):04o}); make it readable (chmod o+rX), or run bones as "
+            "another user than root"
+        )
+
+
 def _parents(path: str) -> list[str]:
     """The folders above ``path``, from the top (``/`` left out)."""
     out: list[str] = []
@@ -296,6 +311,8 @@ def wrap(
                 f"--sandbox: the bot needs the folder {path}, which holds the working folder "
                 f"{cwd} (and so the journal); run the match from another folder"
             )
+        if root:
+            _readable_by_others(path, policy.uid)
         kept.append(path)
     made: set[str] = set()
     for path in [*kept, cwd]:
