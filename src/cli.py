@@ -410,6 +410,12 @@ def _match_parsers(sub: Any) -> None:
         "and file size (docs/contest.md); fails before the match if bwrap is missing",
     )
     p.add_argument(
+        "--sandbox-memory",
+        type=int,
+        metavar="MB",
+        help="with --sandbox: the address space of each bot process, in MiB (default 1024)",
+    )
+    p.add_argument(
         "--sprt",
         nargs="*",
         metavar="KEY=VALUE",
@@ -628,9 +634,12 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "secret": secret,
         "isolate": True if args.isolate else old.get("isolate", False),
         "sandbox": True if args.sandbox else old.get("sandbox", False),
+        "sandbox_memory": pick(args.sandbox_memory, "sandbox_memory", None),
         "tc": pick(args.tc, "tc", None),
         "bot_logs": pick(args.bot_logs, "bot_logs", None),
     }
+    if data["sandbox_memory"] is not None and not data["sandbox"]:
+        raise UsageError("--sandbox-memory is a limit of --sandbox: give --sandbox too")
     return MatchConfig.from_dict(data), path
 
 

@@ -191,6 +191,33 @@ def test_memory_stops_at_its_limit(tmp_path):
     assert all(not f["ok"] and f["mb"] < SandboxPolicy().memory_mb for f in tries)
 
 
+@needs_bwrap
+def test_sandbox_memory_sets_the_limit(tmp_path):
+    summary, logs = play(tmp_path, (hostile("memory"), "random"), games=2, sandbox_memory=256)
+    check_table(summary, 2)
+    tries = [f for f in findings(logs) if f["attempt"] == "memory"]
+    assert len(tries) == 2 and all(not f["ok"] and f["mb"] < 256 for f in tries)
+
+
+def test_sandbox_memory_is_checked(tmp_path, capsys):
+    from bones.cli import main
+    from bones.match.runner import MatchError
+
+    with pytest.raises(MatchError, match="sandbox_memory"):
+        MatchConfig.from_dict(
+            {
+                "bots": ["random", "greedy"],
+                "variant": "straight",
+                "players": 2,
+                "games": 2,
+                "sandbox_memory": 3,
+            }
+        )
+    journal = str(tmp_path / "m.jsonl")
+    assert main(["match", "random", "greedy", "--sandbox-memory", "64", "--journal", journal]) == 2
+    assert "give --sandbox too" in capsys.readouterr().err
+
+
 def _running(token: str) -> list[int]:
     """The pids of this machine's processes with ``token`` in their command line."""
     out = []

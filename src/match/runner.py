@@ -168,10 +168,9 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     if config.sandbox:  # bubblewrap works here, or a clear error before any game
         from ..protocol.sandbox import check
 
-        check()
-    commands = {
-        spec: bot_command(spec, config.isolate, config.plugins, config.sandbox) for spec in specs
-    }
+        check(config.sandbox_policy())
+    policy = config.sandbox_policy()
+    commands = {spec: bot_command(spec, config.isolate, config.plugins, policy) for spec in specs}
     wanted = [spec for spec in specs if commands[spec] is not None]
     if not wanted:
         return {}
