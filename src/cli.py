@@ -771,10 +771,14 @@ def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.sandbox:  # run this same command again inside the sandbox, in this process's place
         from .match.schedule import bot_command
+        from .protocol.sandbox import open_filter
 
         command = list(bot_command(args.spec, True, args.plugin, sandbox=True) or ())
         if args.strict:
             command.append("--strict")
+        command, fds = open_filter(command)
+        for fd in fds:
+            os.set_inheritable(fd, True)
         sys.stdout.flush()
         os.execv(command[0], command)
     return serve_spec(args.spec, args.strict, plugins=args.plugin)

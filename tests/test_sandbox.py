@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shlex
 import shutil
 import socket
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from bones.match.runner import MatchConfig, run_match
-from bones.protocol.sandbox import SandboxError, SandboxPolicy, wrap
+from bones.protocol.sandbox import SandboxError, SandboxPolicy, open_filter, wrap
 
 HERE = Path(__file__).parent
 HOSTILE = HERE / "protocol_bots" / "hostile.py"
@@ -156,6 +157,29 @@ def test_no_network(tmp_path):
 
 
 @needs_bwrap
+def test_the_network_namespace_alone_keeps_the_bot_off_the_network():
+    """Without the seccomp filter (which refuses the socket itself), the network
+    namespace: a connection to a port this process listens on is refused."""
+    import subprocess
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    code = (
+        f"import socket\ns = socket.socket()\ntry:\n    s.connect(('127.0.0.1', {port}))\n"
+        "    print('connected')\nexcept OSError as e:\n    print(e.errno)"
+    )
+    argv = wrap([sys.executable, "-c", code], SandboxPolicy(seccomp=False), cwd="/")
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    finally:
+        server.close()
+    assert "--seccomp" not in argv
+    assert done.stdout.strip() == "111", done.stderr  # ECONNREFUSED: nobody listens there
+
+
+@needs_bwrap
 def test_no_writes_outside_its_tmp(tmp_path):
     target = tmp_path / "target"
     target.mkdir()
@@ -216,6 +240,19 @@ def test_sandbox_memory_is_checked(tmp_path, capsys):
     journal = str(tmp_path / "m.jsonl")
     assert main(["match", "random", "greedy", "--sandbox-memory", "64", "--journal", journal]) == 2
     assert "give --sandbox too" in capsys.readouterr().err
+
+
+@needs_bwrap
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the seccomp filter is x86_64's")
+def test_the_seccomp_filter_denies_what_a_bot_never_needs(tmp_path):
+    summary, logs = play(tmp_path, (hostile("syscalls"), "random"), games=2)
+    check_table(summary, 2)
+    found = findings(logs)
+    assert {f["mode"] for f in found if f["attempt"] == "seccomp"} == {"2"}  # a filter
+    calls = {f["name"]: f for f in found if f["attempt"] == "syscall"}
+    for name in ("ptrace", "unshare", "keyctl", "bpf", "socket_inet"):
+        assert not calls[name]["ok"] and calls[name]["error"] == "EPERM", name
+    assert calls["socket_unix"]["ok"]
 
 
 def _running(token: str) -> list[int]:
@@ -344,7 +381,12 @@ def test_the_command_of_a_user_that_is_not_root_works(monkeypatch):
     assert "--unshare-user" in argv and "/usr/bin/setpriv" not in argv
     assert not any(a.startswith("--nproc") for a in argv)
     drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-    done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30)
+    argv, fds = open_filter(argv)
+    try:
+        done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30, pass_fds=fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
     assert done.stdout.split() == ["65534", "/proc/1", "/proc/2", "tmp"]  # bwrap and sh
     assert "Read-only file system" in done.stderr
 

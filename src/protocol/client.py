@@ -356,26 +356,34 @@ class ExternalBot(Bot):
         self._out.clear()
         self._request = 0
         self._reader = FrameReader(self.max_frame)
+        command, extra = list(self.command), list[int]()
+        if "--seccomp" in command:  # a sandbox's filter: handed to bwrap through a pipe
+            from .sandbox import open_filter
+
+            command, extra = open_filter(command)
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                self.command,
+                command,
                 stdin=in_r,
                 stdout=out_w,
                 stderr=err_w,
                 close_fds=True,
+                pass_fds=extra,
                 start_new_session=True,  # its own process group: close() kills it whole
                 env=self.env,
                 cwd=self.cwd,
             )
         except (OSError, ValueError) as exc:
-            for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+            for fd in (in_r, in_w, out_r, out_w, err_r, err_w, *extra):
                 os.close(fd)
             error = ExternalBotError(self.seat, f"could not start {self.command!r}: {exc}", "crash")
             self.fault = error
             raise error from None
+        for fd in extra:  # the child has its copy
+            os.close(fd)
         self._started = time.monotonic()
         for fd in (in_r, out_w, err_w):
             os.close(fd)

@@ -6,10 +6,11 @@ and UTS namespaces (a private ``/proc`` that shows only the sandbox, no network)
 session, killed with its parent, a private size-limited ``/tmp``, a read-only root that
 holds only the system's programs and libraries (``/usr`` and its ``/bin``, ``/lib``
 links, a few files of ``/etc``), the bot's own files (the paths its command names) and,
-for a Python bot, its Python installation and the bones package.  Inside, ``prlimit``
-sets the rlimits (address space, file size, open files, no core; processes when the
-bot has a uid of its own) before the bot starts.  Run by root, the bot runs as uid and
-gid 65534 (``setpriv``); run by another user, as that user in a user namespace.
+for a Python bot, its Python installation and the bones package.  Bubblewrap loads a
+seccomp filter (:func:`seccomp_filter`, x86_64) that refuses the system calls a bot
+never needs.  Inside, ``prlimit`` sets the rlimits (address space, file size, open
+files, no core; processes when the bot has a uid of its own) before the bot starts.
+Run by root, the bot runs as uid and gid 65534 (``setpriv``); run by another user, as that user in a user namespace.
 
 The tool is bubblewrap, the sandbox of Flatpak, packaged by every distribution; bones
 only chooses its options.  Without it :func:`find_bwrap` raises :class:`SandboxError`
@@ -19,8 +20,10 @@ saying how to install it: a sandbox that was asked for never silently goes missi
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -28,7 +31,15 @@ from dataclasses import dataclass
 
 from ..errors import OptionError
 
-__all__ = ["SandboxError", "SandboxPolicy", "check", "find_bwrap", "wrap"]
+__all__ = [
+    "SandboxError",
+    "SandboxPolicy",
+    "check",
+    "find_bwrap",
+    "open_filter",
+    "seccomp_filter",
+    "wrap",
+]
 
 INSTALL_HINT = (
     "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), "
@@ -62,7 +73,8 @@ class SandboxPolicy:
     private ``/tmp``; ``processes``: RLIMIT_NPROC, set only when the bot runs as a uid of
     its own (``uid``/``gid``, when the runner is root: the limit counts every process of
     that uid); ``open_files``: RLIMIT_NOFILE; ``read_only``: more paths bound read-only
-    (a bot's data); ``bwrap``: the program (None: ``bwrap`` on PATH)."""
+    (a bot's data); ``bwrap``: the program (None: ``bwrap`` on PATH); ``seccomp``: load
+    :func:`seccomp_filter` (x86_64 only)."""
 
     memory_mb: int = 1024
     file_mb: int = 16
@@ -73,6 +85,119 @@ class SandboxPolicy:
     gid: int = 65534
     read_only: tuple[str, ...] = ()
     bwrap: str | None = None
+    seccomp: bool = True
+
+
+# -- the seccomp filter (x86_64) ---------------------------------------------------------
+
+#: System calls a bot never needs, each answered EPERM (x86_64 numbers): tracing and
+#: reading other processes, new namespaces, mounts, kernel modules and keys, BPF, perf,
+#: io_uring, userfaultfd, clocks, swap, reboot.
+DENIED_SYSCALLS = {
+    "ptrace": 101,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "unshare": 272,
+    "setns": 308,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "chroot": 161,
+    "open_by_handle_at": 304,
+    "name_to_handle_at": 303,
+    "kexec_load": 246,
+    "kexec_file_load": 320,
+    "init_module": 175,
+    "finit_module": 313,
+    "delete_module": 176,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "bpf": 321,
+    "perf_event_open": 298,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "acct": 163,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "settimeofday": 164,
+    "clock_settime": 227,
+    "clock_adjtime": 305,
+    "adjtimex": 159,
+    "quotactl": 179,
+    "lookup_dcookie": 212,
+    "move_pages": 279,
+    "migrate_pages": 256,
+}
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_CLONE, _CLONE3, _SOCKET = 56, 435, 41
+_CLONE_NEWUSER = 0x10000000
+_AF_UNIX = 1
+_RET_ALLOW = 0x7FFF0000
+_RET_KILL_PROCESS = 0x80000000
+_RET_EPERM = 0x00050000 | 1
+_RET_ENOSYS = 0x00050000 | 38
+# classic BPF: ld/jeq/jset/ret with constants
+_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+_PLACEHOLDER = "bones-seccomp:"
+
+
+def seccomp_filter() -> bytes | None:
+    """The compiled seccomp program bubblewrap loads (``--seccomp FD``) before the bot
+    starts: another architecture's calls kill the process, :data:`DENIED_SYSCALLS`,
+    ``clone`` with ``CLONE_NEWUSER`` and ``socket`` of any family but ``AF_UNIX`` are
+    EPERM, ``clone3`` is ENOSYS (its flags are out of a filter's reach; the C library
+    then uses ``clone``), the rest is allowed.  ``None`` off x86_64: no filter."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    prog: list[tuple[int, int, int, int]] = []
+
+    def op(code: int, k: int, jt: int = 0, jf: int = 0) -> None:
+        prog.append((code, jt, jf, k))
+
+    op(_LD_W_ABS, 4)  # seccomp_data.arch
+    op(_JEQ_K, _AUDIT_ARCH_X86_64, 1, 0)
+    op(_RET_K, _RET_KILL_PROCESS)
+    op(_LD_W_ABS, 0)  # seccomp_data.nr
+    op(_JGE_K, 0x40000000, 0, 1)  # the x32 ABI
+    op(_RET_K, _RET_EPERM)
+    for number in sorted(DENIED_SYSCALLS.values()):
+        op(_JEQ_K, number, 0, 1)
+        op(_RET_K, _RET_EPERM)
+    op(_JEQ_K, _CLONE3, 0, 1)
+    op(_RET_K, _RET_ENOSYS)
+    op(_JEQ_K, _CLONE, 0, 4)
+    op(_LD_W_ABS, 16)  # seccomp_data.args[0], its low 32 bits: clone's flags
+    op(_JSET_K, _CLONE_NEWUSER, 0, 1)
+    op(_RET_K, _RET_EPERM)
+    op(_RET_K, _RET_ALLOW)
+    op(_JEQ_K, _SOCKET, 0, 3)
+    op(_LD_W_ABS, 16)  # socket's family
+    op(_JEQ_K, _AF_UNIX, 1, 0)
+    op(_RET_K, _RET_EPERM)
+    op(_RET_K, _RET_ALLOW)
+    return b"".join(struct.pack("<HBBI", *ins) for ins in prog)
+
+
+def open_filter(argv: Sequence[str]) -> tuple[list[str], list[int]]:
+    """``argv`` with the seccomp program that :func:`wrap` put in it as text turned into
+    the read end of a pipe that holds it (for ``bwrap --seccomp FD``), and the file
+    descriptors to pass to the child and close after it started."""
+    out, fds = list(argv), []
+    for index, arg in enumerate(out):
+        if index and out[index - 1] == "--seccomp" and arg.startswith(_PLACEHOLDER):
+            data = bytes.fromhex(arg[len(_PLACEHOLDER) :])
+            read, write = os.pipe()
+            try:
+                os.write(write, data)  # a few hundred bytes: within the pipe's buffer
+            finally:
+                os.close(write)
+            fds.append(read)
+            out[index] = str(read)
+    return out, fds
 
 
 def find_bwrap(policy: SandboxPolicy | None = None) -> str:
@@ -337,6 +462,9 @@ def wrap(
         env["PYTHONPATH"] = ":".join(dict.fromkeys(pythonpath))
     for key, value in env.items():
         argv += ["--setenv", key, value]
+    bpf = seccomp_filter() if policy.seccomp else None
+    if bpf is not None:  # a pipe that holds it, at the start (open_filter)
+        argv += ["--seccomp", _PLACEHOLDER + bpf.hex()]
     if root:  # bwrap keeps CAP_SETUID/SETGID for setpriv alone, which drops them all
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
         argv += [
@@ -364,11 +492,14 @@ def wrap(
 def check(policy: SandboxPolicy | None = None, timeout: float = 10.0) -> None:
     """Run ``true`` in the sandbox once: :class:`SandboxError` with bwrap's own message
     if this system cannot make it (no user namespaces, no permission to mount)."""
-    argv = wrap([_tool("true")], policy)
+    argv, fds = open_filter(wrap([_tool("true")], policy))
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False)
+        done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, pass_fds=fds)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxError(f"--sandbox: bubblewrap could not run: {exc}") from None
+    finally:
+        for fd in fds:
+            os.close(fd)
     if done.returncode != 0:
         text = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = text[-1] if text else f"exit status {done.returncode}"

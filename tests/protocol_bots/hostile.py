@@ -20,6 +20,8 @@ Modes (the attempt is made once, at the first ``game_start`` of the process):
   ARG (a token) in its command line, so that the test can look for it afterwards;
 * ``signals``: send SIGSTOP and SIGKILL to every other process it can see, and signal
   0 to the pid ARG (the runner's, as if it had learnt it);
+* ``syscalls``: call ``ptrace``, ``unshare(CLONE_NEWUSER)``, ``keyctl``, ``bpf`` and
+  ``socket(AF_INET)`` through the C library, and ``socket(AF_UNIX)``;
 * ``carry``: report whether anything of an earlier game is left in /tmp or in this
   process, then leave a note in /tmp for the next game;
 * ``name``: say a hello name with a newline and an escape sequence in it (a fake row
@@ -102,23 +104,26 @@ def attack_proc():
 
 def attack_net():
     for host, port in (("127.0.0.1", int(ARG)), ("1.1.1.1", 53)):
-        s = socket.socket()
-        s.settimeout(2)
+        s = None
         try:
+            s = socket.socket()
+            s.settimeout(2)
             s.connect((host, port))
             s.sendall(b"hello from the bot\n")
             finding(attempt="connect", host=host, ok=True)
         except OSError as exc:
             finding(attempt="connect", host=host, ok=False, error=error(exc))
         finally:
-            s.close()
-    listener = socket.socket()
+            if s is not None:
+                s.close()
     try:
+        listener = socket.socket()
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         finding(attempt="listen", ok=True, port=listener.getsockname()[1])
     except OSError as exc:
         finding(attempt="listen", ok=False, error=error(exc))
+        return
     GAMES.append(listener)  # kept open while the bot lives
 
 
@@ -194,6 +199,32 @@ def attack_signals():
         finding(attempt="runner", ok=False, error=error(exc))
 
 
+def attack_syscalls():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    calls = {
+        "ptrace": (101, 0, 0, 0, 0),  # PTRACE_TRACEME
+        "unshare": (272, 0x10000000),  # CLONE_NEWUSER
+        "keyctl": (250, 0, 0),
+        "bpf": (321, 0, 0, 0),
+        "socket_inet": (41, 2, 1, 0),
+        "socket_unix": (41, 1, 1, 0),
+    }
+    for name, args in calls.items():
+        result = libc.syscall(*[ctypes.c_long(a) for a in args])
+        code = ctypes.get_errno()
+        if result >= 0:
+            if name.startswith("socket"):
+                os.close(result)
+            finding(attempt="syscall", name=name, ok=True)
+        else:
+            finding(attempt="syscall", name=name, ok=False, error=errno.errorcode.get(code, code))
+    with open("/proc/self/status") as f:
+        mode = [line.split()[1] for line in f if line.startswith("Seccomp:")]
+    finding(attempt="seccomp", mode=mode[0] if mode else "?")
+
+
 def attack_carry(seed):
     notes = sorted(name for name in os.listdir("/tmp") if name.startswith("note-"))
     finding(attempt="carry", notes=notes, remembered=len(GAMES))
@@ -209,6 +240,7 @@ ATTACKS = {
     "memory": attack_memory,
     "fork": attack_fork,
     "signals": attack_signals,
+    "syscalls": attack_syscalls,
 }
 
 rng = random.Random(7)
