@@ -10,7 +10,8 @@ for a Python bot, its Python installation and the bones package.  Bubblewrap loa
 seccomp filter (:func:`seccomp_filter`, x86_64) that refuses the system calls a bot
 never needs.  Inside, ``prlimit`` sets the rlimits (address space, file size, open
 files, no core; processes when the bot has a uid of its own) before the bot starts.
-Run by root, the bot runs as uid and gid 65534 (``setpriv``); run by another user, as that user in a user namespace.
+Run by root, the bot runs as uid and gid 65534 (``setpriv``); run by another user, as
+that user in a user namespace.
 
 The tool is bubblewrap, the sandbox of Flatpak, packaged by every distribution; bones
 only chooses its options.  Without it :func:`find_bwrap` raises :class:`SandboxError`
