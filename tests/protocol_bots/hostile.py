@@ -36,6 +36,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 import msgpack
 
@@ -178,7 +179,18 @@ def attack_fork():
             os.dup2(null, fd)
         os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", ARG])
     os.waitpid(pid, 0)
-    finding(attempt="fork", ok=True)
+    seen = False  # the grandchild running, as this bot sees it
+    for _ in range(400):
+        for name in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    seen = seen or ARG.encode() in f.read()
+            except OSError:
+                continue
+        if seen:
+            break
+        time.sleep(0.005)
+    finding(attempt="fork", ok=True, seen=seen)
 
 
 def attack_signals():
