@@ -5,6 +5,8 @@ random bots in process and served as ``bones match --isolate`` serves them.
     python bench/protocol_speed.py                     # every kind, interleaved
     python bench/protocol_speed.py --bot c --bot in-process --chunks 40 --chunk 10
     python bench/protocol_speed.py --affinity game     # only as bones match runs them
+    python bench/protocol_speed.py --bot python --bot python-sandbox --affinity off
+    python bench/protocol_speed.py --games 40          # bones match games/s, --sandbox or not
 
 A decision is one ``choose`` (a move_request answered by a move); forced draws and
 passes, made by the engine, are not counted.  The time covers the whole rounds (the
@@ -18,6 +20,16 @@ kind in turn, ``--chunks`` times.  Every kind that runs processes is measured tw
 system (``off``, as with ``bones match --affinity off``).  Each line gives the decisions
 per second over all its chunks, the quartiles of the chunks' rates (their spread), the
 CPU seconds of the runner and the bots per decision, and the round trip of a ping.
+
+``python-sandbox`` is the Python random bot inside bubblewrap, as ``bones match
+--sandbox`` runs it (:func:`bones.protocol.sandbox.wrap`); the sandbox is made once per
+process, so its decisions cost what the bot's do.  Only ``--affinity off`` places it (a
+CPU set after the start would reach bubblewrap, not the bot inside).
+
+``--games N`` times whole matches instead: ``bones match`` of the Python random bot
+(``cmd:``) against itself, N games on one worker, with and without ``--sandbox``
+(which starts a fresh sandboxed process for every game), interleaved ``--repeats``
+times; it prints the games per second of each.
 """
 
 from __future__ import annotations
@@ -45,7 +57,16 @@ BOTS: dict[str, Callable[[int], list[str]]] = {
     "c": lambda seat: [C_BOT, str(seat + 1)],
     "server": lambda seat: [*SERVER, f"random:seed={seat + 1}"],
     "server-greedy": lambda seat: [*SERVER, "greedy"],
+    "python-sandbox": lambda seat: _sandboxed([sys.executable, PY_BOT, str(seat + 1)]),
 }
+
+
+def _sandboxed(command: list[str]) -> list[str]:
+    from bones.protocol.sandbox import wrap
+
+    return wrap(command)
+
+
 #: every kind: the external ones and the random bots in process
 KINDS = ["in-process", *BOTS]
 
@@ -58,13 +79,21 @@ def build_c() -> bool:
 
 
 def _cpu(pid: int | None) -> float:
-    """CPU seconds used so far by process ``pid`` (Linux: /proc; elsewhere 0)."""
+    """CPU seconds used so far by process ``pid`` and the processes below it (a
+    sandboxed bot runs two levels below bubblewrap) (Linux: /proc; elsewhere 0)."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rpartition(")")[2].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                total += sum(_cpu(int(child)) for child in f.read().split())
+    except OSError:
+        pass
+    return total
 
 
 class _Counted:
@@ -174,6 +203,43 @@ def pipe_floor(count: int = 20000, size: int = 600) -> float:
         child.wait()
 
 
+def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
+    """Print the games per second of ``bones match`` between two Python random bots
+    (``cmd:``), with and without ``--sandbox``, one worker, ``repeats`` runs of each."""
+    import shlex
+    import tempfile
+
+    from bones.match.runner import MatchConfig, run_match
+
+    specs = tuple("cmd:" + shlex.join([sys.executable, PY_BOT, str(seat + 1)]) for seat in range(2))
+    times: dict[bool, list[float]] = {False: [], True: []}
+    with tempfile.TemporaryDirectory() as folder:
+        for index in range(repeats):
+            for sandbox in (False, True):
+                config = MatchConfig(
+                    bots=specs,
+                    variant=variant,
+                    players=players,
+                    games=games,
+                    sandbox=sandbox,
+                    secret="5e" * 32,
+                )
+                path = os.path.join(folder, f"m-{index}-{sandbox}.jsonl")
+                start = time.perf_counter()
+                summary = run_match(config, path, jobs=1, progress=False)
+                times[sandbox].append(time.perf_counter() - start)
+                assert summary["counted"] == games, summary
+    print(f"bones match of 2 Python random bots (cmd:), {variant}, {players} players, jobs 1")
+    for sandbox in (False, True):
+        rates = sorted(games / t for t in times[sandbox])
+        label = "--sandbox (a fresh process per game)" if sandbox else "no sandbox (kept)"
+        print(
+            f"{label:>38}: {statistics.median(rates):6.1f} games/s (median of {repeats} "
+            f"matches of {games} games: " + " / ".join(f"{r:.1f}" for r in rates) + ")"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=[*KINDS, "all"], action="append")
@@ -191,7 +257,13 @@ def main() -> int:
     parser.add_argument(
         "--floor", action="store_true", help="also time a bare pipe round trip (no protocol)"
     )
+    parser.add_argument(
+        "--games", type=int, default=0, help="time bones match games instead (see above)"
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="with --games: runs of each (3)")
     args = parser.parse_args()
+    if args.games:
+        return match_speed(args.games, args.repeats, args.variant, args.players)
     kinds = KINDS if not args.bot or "all" in args.bot else list(dict.fromkeys(args.bot))
     if "c" in kinds and not build_c():
         print("c: skipped (cannot build examples/c: make and libmsgpack-dev needed)")
@@ -200,7 +272,11 @@ def main() -> int:
     if ALL_CPUS is None:
         placements = [False]
     # (kind, pinned): in-process bots have no processes to place
-    runs = [(kind, p) for kind in kinds for p in ([False] if kind == "in-process" else placements)]
+    runs = [
+        (kind, p)
+        for kind in kinds
+        for p in ([False] if kind in ("in-process", "python-sandbox") else placements)
+    ]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     pairs = {kind: pair(kind, args.variant, args.players) for kind in kinds}
     chunks: dict[tuple[str, bool], list[tuple[int, float, float]]] = {run: [] for run in runs}

@@ -403,7 +403,22 @@ def _match_parsers(sub: Any) -> None:
         "--isolate",
         action="store_true",
         help="run every bot as a child process over the bones-bot protocol (python -m "
-        "bones.protocol.server SPEC): it sees only what its seat may know",
+        "bones.protocol.server SPEC): only what its seat may know is sent to it (a process "
+        "boundary, not a sandbox: see --sandbox)",
+    )
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run every bot (cmd: specs, and the others as with --isolate) inside "
+        "bubblewrap, a fresh process for every game: no network, no view of other "
+        "processes or of the runner's files, a private /tmp, limits on memory, processes "
+        "and file size (docs/contest.md); fails before the match if bwrap is missing",
+    )
+    p.add_argument(
+        "--sandbox-memory",
+        type=int,
+        metavar="MB",
+        help="with --sandbox: the address space of each bot process, in MiB (default 1024)",
     )
     p.add_argument(
         "--sprt",
@@ -468,6 +483,13 @@ def _match_parsers(sub: Any) -> None:
         metavar="MODULE",
         help="register MODULE as a bones plugin first, for a bot that is not installed "
         "(repeatable)",
+    )
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="serve the bot from inside bubblewrap, as bones match --sandbox runs it: no "
+        "network, no view of other processes or of files beyond its own, limits on memory, "
+        "processes and file size (docs/contest.md)",
     )
 
     p = sub.add_parser(
@@ -628,9 +650,13 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "plugins": plugins,
         "secret": secret,
         "isolate": True if args.isolate else old.get("isolate", False),
+        "sandbox": True if args.sandbox else old.get("sandbox", False),
+        "sandbox_memory": pick(args.sandbox_memory, "sandbox_memory", None),
         "tc": pick(args.tc, "tc", None),
         "bot_logs": pick(args.bot_logs, "bot_logs", None),
     }
+    if data["sandbox_memory"] is not None and not data["sandbox"]:
+        raise UsageError("--sandbox-memory is a limit of --sandbox: give --sandbox too")
     return MatchConfig.from_dict(data), path
 
 
@@ -783,6 +809,18 @@ def _check_seats(seats: Sequence[str], variant: str) -> None:
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
     from .protocol.server import serve_spec
 
+    if args.sandbox:  # run this same command again inside the sandbox, in this process's place
+        from .match.schedule import bot_command
+        from .protocol.sandbox import open_filter
+
+        command = list(bot_command(args.spec, True, args.plugin, sandbox=True) or ())
+        if args.strict:
+            command.append("--strict")
+        command, fds = open_filter(command)
+        for fd in fds:
+            os.set_inheritable(fd, True)
+        sys.stdout.flush()
+        os.execv(command[0], command)
     return serve_spec(args.spec, args.strict, plugins=args.plugin)
 
 

@@ -500,9 +500,10 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
         )
     finally:
         if commands is not None:
+            fresh = bool(task.get("fresh"))  # --sandbox: a new process for the next game
             for guard in guards:
                 if guard.external:
-                    _give_back(guard.bot, finished)
+                    _give_back(guard.bot, finished and not fresh)
         _release(guards, watch)
         if _ALARM_READY:
             referee.disarm()

@@ -75,7 +75,8 @@ def pin_wanted(config: MatchConfig) -> bool:
     on: only if some bot runs as a child process; an in-process bot may think on several
     threads."""
     return any(
-        bot_command(spec, config.isolate, config.plugins) is not None for spec in config.bots
+        config.sandbox or bot_command(spec, config.isolate, config.plugins) is not None
+        for spec in config.bots
     )
 
 

@@ -172,7 +172,12 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     them with ``isolate``), check its handshake, and close it: the name each gave in its
     hello, by spec.  :class:`MatchError` (one line) for a bot that fails."""
     specs = list(dict.fromkeys(config.bots))
-    commands = {spec: bot_command(spec, config.isolate, config.plugins) for spec in specs}
+    if config.sandbox:  # bubblewrap works here, or a clear error before any game
+        from ..protocol.sandbox import check
+
+        check(config.sandbox_policy())
+    policy = config.sandbox_policy()
+    commands = {spec: bot_command(spec, config.isolate, config.plugins, policy) for spec in specs}
     wanted = [spec for spec in specs if commands[spec] is not None]
     if not wanted:
         return {}

@@ -55,6 +55,9 @@ class MatchConfig:
     at random for a new match and kept in the journal; ``None`` in a journal written
     before bones had it: the old unkeyed seeds); ``isolate``: every bot runs as a child
     process over the bones-bot protocol (``python -m bones.protocol.server SPEC``);
+    ``sandbox``: every bot runs as a child process (``isolate`` for the in-process ones)
+    inside bubblewrap, a fresh process for every game (:mod:`bones.protocol.sandbox`),
+    with ``sandbox_memory`` MiB of address space each (``None``: the default, 1024);
     ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none);
     ``bot_logs``: a folder where the stderr of each bot that runs as a child process is
     kept, one file per game and seat (``game-ID-seat-S.log``, at most
@@ -74,6 +77,8 @@ class MatchConfig:
     plugins: tuple[str, ...] = ()
     secret: str | None = None
     isolate: bool = False
+    sandbox: bool = False
+    sandbox_memory: int | None = None
     tc: str | None = None
     bot_logs: str | None = None
 
@@ -97,6 +102,8 @@ class MatchConfig:
             "plugins": list(self.plugins),
             "secret": self.secret,
             "isolate": self.isolate,
+            "sandbox": self.sandbox,
+            "sandbox_memory": self.sandbox_memory,
             "tc": self.tc,
             "bot_logs": self.bot_logs,
         }
@@ -138,6 +145,13 @@ class MatchConfig:
         secret = get("secret", (str, type(None)), None)
         if secret is not None and not _SECRET.fullmatch(secret):
             raise MatchError("config 'secret' must be 32 to 128 hex digits")
+        sandbox_memory = get("sandbox_memory", (int, type(None)), None)
+        if sandbox_memory is not None and (
+            isinstance(sandbox_memory, bool) or not 16 <= sandbox_memory <= 1 << 20
+        ):
+            raise MatchError(
+                f"config 'sandbox_memory' must be 16 to 1048576 MiB; got {_short(sandbox_memory)}"
+            )
         tc = get("tc", (str, type(None)), None)
         if tc is not None:
             parse_tc(tc)
@@ -156,9 +170,22 @@ class MatchConfig:
             plugins=tuple(plugins),
             secret=secret,
             isolate=get("isolate", bool, False),
+            sandbox=get("sandbox", bool, False),
+            sandbox_memory=sandbox_memory,
             tc=tc,
             bot_logs=get("bot_logs", (str, type(None)), None),
         )
+
+    def sandbox_policy(self) -> Any:
+        """The :class:`~bones.protocol.sandbox.SandboxPolicy` of the bots (``None``:
+        no ``sandbox``)."""
+        if not self.sandbox:
+            return None
+        from ..protocol.sandbox import SandboxPolicy
+
+        if self.sandbox_memory is None:
+            return SandboxPolicy()
+        return SandboxPolicy(memory_mb=self.sandbox_memory)
 
     def identity(self) -> dict[str, Any]:
         full = self.to_dict()
@@ -331,7 +358,8 @@ class Plan:
     labels: tuple[str, ...]
     schedule: Schedule
     #: The command of each bot that runs as a child process (``cmd:`` specs, every bot
-    #: with ``isolate``), else None.
+    #: with ``isolate`` or ``sandbox``; with ``sandbox``, the bubblewrap command that runs
+    #: it), else None.
     commands: tuple[tuple[str, ...] | None, ...] = ()
 
     def task(self, gid: int) -> dict[str, Any]:
@@ -371,6 +399,8 @@ class Plan:
             out["tc"] = parse_tc(self.config.tc)
         if self.config.bot_logs is not None and "commands" in out:
             out["bot_logs"] = self.config.bot_logs
+        if self.config.sandbox:
+            out["fresh"] = True  # a new sandboxed process for every game: no memory of a deal
         return out
 
 
@@ -446,20 +476,29 @@ def _labels(bots: Sequence[str], names: Mapping[str, str] | None = None) -> tupl
 
 
 def bot_command(
-    spec: str, isolate: bool = False, plugins: Sequence[str] = ()
+    spec: str, isolate: bool = False, plugins: Sequence[str] = (), sandbox: Any = None
 ) -> tuple[str, ...] | None:
     """The command that runs the bot of ``spec`` as a child process: a ``cmd:`` spec's
     own, or with ``isolate`` the protocol server serving the spec (loading the match's
-    ``--plugin`` modules, so that a plugin's bot is isolated too); None: in process."""
+    ``--plugin`` modules, so that a plugin's bot is isolated too); None: in process.
+    With ``sandbox`` (a :class:`~bones.protocol.sandbox.SandboxPolicy`, or ``True`` for
+    the default one) every bot runs as a child process (``isolate`` implied), and the
+    command is the bubblewrap command that runs it in the sandbox
+    (:func:`bones.protocol.sandbox.wrap`; :class:`~bones.protocol.sandbox.SandboxError`
+    if bubblewrap is missing)."""
     from ..bot import command_of
 
     command = command_of(spec)
-    if command is not None:
-        return tuple(command)
-    if isolate:
+    if command is None and (isolate or sandbox is not None and sandbox is not False):
         loads = [arg for module in plugins for arg in ("--plugin", module)]
-        return (sys.executable, "-m", "bones.protocol.server", spec, *loads)
-    return None
+        command = [sys.executable, "-m", "bones.protocol.server", spec, *loads]
+    if command is None:
+        return None
+    if sandbox is not None and sandbox is not False:
+        from ..protocol.sandbox import wrap
+
+        command = wrap(command, None if sandbox is True else sandbox)
+    return tuple(command)
 
 
 def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
@@ -532,5 +571,8 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
             f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
             f"{schedule.total:,} ({len(encounters)} encounter(s))"
         )
-    commands = tuple(bot_command(spec, config.isolate, config.plugins) for spec in config.bots)
+    commands = tuple(
+        bot_command(spec, config.isolate, config.plugins, config.sandbox_policy())
+        for spec in config.bots
+    )
     return Plan(config, sides, _labels(config.bots, names), schedule, commands)

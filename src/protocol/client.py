@@ -93,6 +93,22 @@ def _text(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_UNSHOWN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, formats (bidi), separators
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` without the characters that would act on a terminal or a table rather
+    than show: control characters (ESC, newlines, ...), formatting ones (bidi overrides),
+    line and paragraph separators; those in ``keep`` stay.  Everything a bot says is
+    passed through it before it is shown (its hello, its stderr in an error message):
+    a bot's name cannot print a fake row into the results table."""
+    import unicodedata
+
+    if text.isprintable():
+        return text
+    return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in _UNSHOWN)
+
+
 def _parse_hello(msg: dict[str, Any]) -> BotInfo:
     """The :class:`BotInfo` of a bot's hello; :class:`ProtocolError` if it is not one."""
     kind = msg.get("type")
@@ -104,17 +120,20 @@ def _parse_hello(msg: dict[str, Any]) -> BotInfo:
     name = msg.get("name")
     if not isinstance(name, str) or not 0 < len(name) <= 100:
         raise ProtocolError("hello: 'name' must be a string of 1 to 100 characters")
+    name = " ".join(printable(name).split())
+    if not name:
+        raise ProtocolError("hello: 'name' has no printable character")
     texts = {}
     for key in ("author", "version"):
         value = msg.get(key)
         if value is not None and not isinstance(value, str):
             raise ProtocolError(f"hello: {key!r} must be a string or nil")
-        texts[key] = value or ""
+        texts[key] = printable(value or "")
     variants = msg.get("variants")
     if variants is not None:
         if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
             raise ProtocolError("hello: 'variants' must be an array of strings or nil")
-        variants = tuple(variants)
+        variants = tuple(printable(v) for v in variants)
     options = msg.get("options")
     if options is None:
         options = {}
@@ -214,7 +233,10 @@ class ExternalBot(Bot):
     bot that does not read its input.  A fault raises :class:`ExternalBotError` (with a
     ``kind``) and kills the process; :meth:`restart` starts a fresh one (for the next
     game), :meth:`close` ends it (``quit``, a short grace, then SIGKILL to its process
-    group).  Use it as a context manager, or call :meth:`close`: no process outlives it.
+    group).  Use it as a context manager, or call :meth:`close`: the process and its
+    process group end with it; a child that left the group (``setsid``) is not killed
+    unless the command runs in a PID namespace (:mod:`bones.protocol.sandbox`, where the
+    whole tree dies with the bot).
 
     ``seed`` is sent in ``game_start`` (a bot may use it for its randomness): an int from
     0 to 2**63 - 1, so that every bot can hold it in a signed 64-bit integer (ValueError
@@ -316,7 +338,10 @@ class ExternalBot(Bot):
         return None if self._proc is None else self._proc.pid
 
     def _label(self) -> str:
-        name = self.info.name if self.info is not None else os.path.basename(self.command[0])
+        program = self.command[0]
+        if os.path.basename(program) == "bwrap" and "--" in self.command:  # --sandbox
+            program = self.command[len(self.command) - self.command[::-1].index("--")]
+        name = self.info.name if self.info is not None else os.path.basename(program)
         pid = f" (pid {self._proc.pid})" if self._proc is not None else ""
         return f"external bot {name!r}{pid}"
 
@@ -349,26 +374,34 @@ class ExternalBot(Bot):
         self._out.clear()
         self._request = 0
         self._reader = FrameReader(self.max_frame)
+        command, extra = list(self.command), list[int]()
+        if "--seccomp" in command:  # a sandbox's filter: handed to bwrap through a pipe
+            from .sandbox import open_filter
+
+            command, extra = open_filter(command)
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                self.command,
+                command,
                 stdin=in_r,
                 stdout=out_w,
                 stderr=err_w,
                 close_fds=True,
+                pass_fds=extra,
                 start_new_session=True,  # its own process group: close() kills it whole
                 env=self.env,
                 cwd=self.cwd,
             )
         except (OSError, ValueError) as exc:
-            for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+            for fd in (in_r, in_w, out_r, out_w, err_r, err_w, *extra):
                 os.close(fd)
             error = ExternalBotError(self.seat, f"could not start {self.command!r}: {exc}", "crash")
             self.fault = error
             raise error from None
+        for fd in extra:  # the child has its copy
+            os.close(fd)
         self._started = time.monotonic()
         for fd in (in_r, out_w, err_w):
             os.close(fd)
@@ -584,7 +617,7 @@ class ExternalBot(Bot):
             elif exited and code is not None:
                 name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
                 text += f"; it was killed by signal {name}"
-        tail = self.stderr_text().strip()
+        tail = printable(self.stderr_text(), keep="\n\t").strip()
         if tail:
             if len(tail) > _TAIL_SHOWN:
                 tail = "..." + tail[-_TAIL_SHOWN:]

@@ -1,0 +1,278 @@
+"""A protocol bot (msgpack and the standard library only) that attacks its runner, as a
+hostile contest entry would, and reports what it managed on stderr (one line
+``FINDING {json}`` per attempt; a test reads them from ``--bot-logs``).  Between its
+attempts it plays a random legal index, so a match with it finishes.
+
+    python hostile.py MODE [ARG]
+
+Modes (the attempt is made once, at the first ``game_start`` of the process):
+
+* ``proc``: list /proc, read every process's cmdline, environ and fds, look for the
+  runner and try to open the journal (ARG: its path, hex-encoded so that it is not a
+  path on the command line);
+* ``net``: connect to 127.0.0.1:ARG (a port the test listens on) and to 1.1.1.1:53,
+  and bind and listen on 127.0.0.1 (reports the port);
+* ``write``: write a file in the folder ARG (hex-encoded), in the working folder, next
+  to this script, and in /tmp;
+* ``filltmp``: write 1 MiB blocks to files in /tmp until it fails;
+* ``memory``: allocate 64 MiB blocks until it fails;
+* ``fork``: start a double-forked, setsid grandchild that runs ``sleep`` forever with
+  ARG (a token) in its command line, so that the test can look for it afterwards;
+* ``signals``: send SIGSTOP and SIGKILL to every other process it can see, and signal
+  0 to the pid ARG (the runner's, as if it had learnt it);
+* ``syscalls``: call ``ptrace``, ``unshare(CLONE_NEWUSER)``, ``keyctl``, ``bpf`` and
+  ``socket(AF_INET)`` through the C library, and ``socket(AF_UNIX)``;
+* ``carry``: report whether anything of an earlier game is left in /tmp or in this
+  process, then leave a note in /tmp for the next game;
+* ``name``: say a hello name with a newline and an escape sequence in it (a fake row
+  for the results table).
+"""
+
+import errno
+import json
+import os
+import random
+import signal
+import socket
+import struct
+import sys
+import time
+
+import msgpack
+
+MODE = sys.argv[1]
+ARG = sys.argv[2] if len(sys.argv) > 2 else ""
+OUT = sys.stdout.fileno()
+GAMES = []  # the seeds of the games this process has played (its memory)
+
+
+def finding(**what):
+    print("FINDING", json.dumps(what, sort_keys=True), file=sys.stderr, flush=True)
+
+
+def read_exactly(n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(0, n - len(data))
+        if not chunk:
+            sys.exit(0)
+        data += chunk
+    return data
+
+
+def read():
+    (n,) = struct.unpack(">I", read_exactly(4))
+    return msgpack.unpackb(read_exactly(n), raw=False, strict_map_key=False)
+
+
+def send(obj):
+    body = msgpack.packb(obj, use_bin_type=True)
+    os.write(OUT, struct.pack(">I", len(body)) + body)
+
+
+def error(exc):
+    return errno.errorcode.get(getattr(exc, "errno", None) or 0, type(exc).__name__)
+
+
+def attack_proc():
+    pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    finding(attempt="pids", pids=pids, me=os.getpid())
+    for pid in pids:
+        for part in ("cmdline", "environ"):
+            try:
+                with open(f"/proc/{pid}/{part}", "rb") as f:
+                    text = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+                finding(attempt=part, pid=pid, ok=True, text=text)
+            except OSError as exc:
+                finding(attempt=part, pid=pid, ok=False, error=error(exc))
+        try:
+            fds = {}
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    fds[fd] = os.readlink(f"/proc/{pid}/fd/{fd}")
+                except OSError as exc:
+                    fds[fd] = error(exc)
+            finding(attempt="fds", pid=pid, ok=True, fds=fds)
+        except OSError as exc:
+            finding(attempt="fds", pid=pid, ok=False, error=error(exc))
+    journal = bytes.fromhex(ARG).decode()
+    try:
+        with open(journal, "rb") as f:
+            finding(attempt="journal", ok=True, head=f.read(200).decode("utf-8", "replace"))
+    except OSError as exc:
+        finding(attempt="journal", ok=False, error=error(exc))
+
+
+def attack_net():
+    for host, port in (("127.0.0.1", int(ARG)), ("1.1.1.1", 53)):
+        s = None
+        try:
+            s = socket.socket()
+            s.settimeout(2)
+            s.connect((host, port))
+            s.sendall(b"hello from the bot\n")
+            finding(attempt="connect", host=host, ok=True)
+        except OSError as exc:
+            finding(attempt="connect", host=host, ok=False, error=error(exc))
+        finally:
+            if s is not None:
+                s.close()
+    try:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        finding(attempt="listen", ok=True, port=listener.getsockname()[1])
+    except OSError as exc:
+        finding(attempt="listen", ok=False, error=error(exc))
+        return
+    GAMES.append(listener)  # kept open while the bot lives
+
+
+def attack_write():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in (bytes.fromhex(ARG).decode(), os.getcwd(), here, "/", "/tmp"):
+        path = os.path.join(folder, "hostile-was-here")
+        try:
+            with open(path, "w") as f:
+                f.write("pwned\n")
+            finding(attempt="write", folder=folder, ok=True)
+        except OSError as exc:
+            finding(attempt="write", folder=folder, ok=False, error=error(exc))
+
+
+def attack_filltmp():
+    block = b"x" * (1 << 20)
+    total, errors, index = 0, [], 0
+    while "ENOSPC" not in errors and len(errors) < 100 and total < (1 << 30):
+        path = f"/tmp/fill-{index}"
+        index += 1
+        try:
+            with open(path, "wb") as f:
+                while True:
+                    f.write(block)
+                    f.flush()
+                    total += len(block)
+        except OSError as exc:
+            errors.append(error(exc))
+    finding(attempt="filltmp", written_mb=total >> 20, errors=errors)
+
+
+def attack_memory():
+    blocks = []
+    try:
+        while len(blocks) < 64:  # 4 GiB at most
+            blocks.append(bytearray(64 << 20))
+        finding(attempt="memory", ok=True, mb=64 * len(blocks))
+    except MemoryError:
+        finding(attempt="memory", ok=False, mb=64 * len(blocks))
+    del blocks
+
+
+def attack_fork():
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() != 0:
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", ARG])
+    os.waitpid(pid, 0)
+    seen = False  # the grandchild running, as this bot sees it
+    for _ in range(400):
+        for name in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    seen = seen or ARG.encode() in f.read()
+            except OSError:
+                continue
+        if seen:
+            break
+        time.sleep(0.005)
+    finding(attempt="fork", ok=True, seen=seen)
+
+
+def attack_signals():
+    me = os.getpid()
+    for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
+        if pid == me:
+            continue
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            try:
+                os.kill(pid, sig)
+                finding(attempt="kill", pid=pid, sig=int(sig), ok=True)
+            except OSError as exc:
+                finding(attempt="kill", pid=pid, sig=int(sig), ok=False, error=error(exc))
+    try:
+        os.kill(int(ARG), 0)
+        finding(attempt="runner", ok=True)
+    except OSError as exc:
+        finding(attempt="runner", ok=False, error=error(exc))
+
+
+def attack_syscalls():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    calls = {
+        "ptrace": (101, 0, 0, 0, 0),  # PTRACE_TRACEME
+        "unshare": (272, 0x10000000),  # CLONE_NEWUSER
+        "keyctl": (250, 0, 0),
+        "bpf": (321, 0, 0, 0),
+        "socket_inet": (41, 2, 1, 0),
+        "socket_unix": (41, 1, 1, 0),
+    }
+    for name, args in calls.items():
+        result = libc.syscall(*[ctypes.c_long(a) for a in args])
+        code = ctypes.get_errno()
+        if result >= 0:
+            if name.startswith("socket"):
+                os.close(result)
+            finding(attempt="syscall", name=name, ok=True)
+        else:
+            finding(attempt="syscall", name=name, ok=False, error=errno.errorcode.get(code, code))
+    with open("/proc/self/status") as f:
+        mode = [line.split()[1] for line in f if line.startswith("Seccomp:")]
+    finding(attempt="seccomp", mode=mode[0] if mode else "?")
+
+
+def attack_carry(seed):
+    notes = sorted(name for name in os.listdir("/tmp") if name.startswith("note-"))
+    finding(attempt="carry", notes=notes, remembered=len(GAMES))
+    with open(f"/tmp/note-{seed}", "w") as f:
+        f.write("a deal I have seen\n")
+
+
+ATTACKS = {
+    "proc": attack_proc,
+    "net": attack_net,
+    "write": attack_write,
+    "filltmp": attack_filltmp,
+    "memory": attack_memory,
+    "fork": attack_fork,
+    "signals": attack_signals,
+    "syscalls": attack_syscalls,
+}
+
+rng = random.Random(7)
+attacked = False
+while True:
+    msg = read()
+    kind = msg.get("type")
+    if kind == "quit":
+        sys.exit(0)
+    if kind == "hello":
+        name = "evil\n 1  fake-bot  999  999 0 0\x1b[2J" if MODE == "name" else "hostile-" + MODE
+        send({"type": "hello", "name": name})
+    elif kind == "ping":
+        send({"type": "pong", "id": msg["id"]})
+    elif kind == "game_start":
+        if MODE == "carry":
+            attack_carry(msg["seed"])
+            GAMES.append(msg["seed"])
+        elif not attacked and MODE in ATTACKS:
+            attacked = True
+            ATTACKS[MODE]()
+    elif kind == "move_request":
+        send({"type": "move", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))})

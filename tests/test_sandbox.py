@@ -1,0 +1,406 @@
+"""``bones match --sandbox`` against hostile bots (tests/protocol_bots/hostile.py): each
+attack is blocked, or is the bot's own clean forfeit, and the match finishes with its
+table right.  The bots report what they managed on stderr, kept with ``bot_logs``.
+
+Real bubblewrap processes: skipped only where ``bwrap`` is not installed (.ci/run
+installs it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import shutil
+import socket
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bones.match.runner import MatchConfig, run_match
+from bones.protocol.sandbox import SandboxError, SandboxPolicy, open_filter, wrap
+
+HERE = Path(__file__).parent
+HOSTILE = HERE / "protocol_bots" / "hostile.py"
+SECRET = "5e" * 32
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None,
+    reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap",
+)
+
+
+def hostile(mode: str, arg: str = "") -> str:
+    return "cmd:" + shlex.join([sys.executable, str(HOSTILE), mode, *([arg] if arg else [])])
+
+
+def play(tmp_path: Path, bots: tuple[str, ...], games: int = 2, **config) -> tuple[dict, Path]:
+    logs = tmp_path / "logs"
+    path = tmp_path / "m.jsonl"
+    config.setdefault("timeout", 20.0)
+    config.setdefault("sandbox", True)
+    summary = run_match(
+        MatchConfig(bots=bots, games=games, secret=SECRET, bot_logs=str(logs), **config),
+        path,
+        jobs=1,
+        progress=False,
+    )
+    return summary, logs
+
+
+def findings(logs: Path) -> list[dict]:
+    out = []
+    for log in sorted(logs.glob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith("FINDING "):
+                out.append(json.loads(line[len("FINDING ") :]))
+    return out
+
+
+def check_table(summary: dict, games: int, forfeits: int = 0) -> None:
+    """The match played and counted all its games, with ``forfeits`` forfeits."""
+    assert summary["scheduled"] == summary["played"] == summary["counted"] == games
+    assert summary["errors"] == [] and summary["void"] == 0
+    rows = summary["bots"]
+    assert [r["games"] for r in rows] == [games, games]
+    assert sum(r["wins"] for r in rows) + sum(r["draws"] for r in rows) // 2 == games
+    assert sum(sum(r["forfeits"].values()) for r in rows) == forfeits
+
+
+# -- the sandbox's command line ---------------------------------------------------------
+
+
+@needs_bwrap
+def test_wrap_builds_the_documented_command(tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("print('hi')\n")
+    argv = wrap([sys.executable, str(bot)], SandboxPolicy(memory_mb=256, tmp_mb=8), cwd="/")
+    for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"):
+        assert flag in argv
+    assert "--new-session" in argv and "--die-with-parent" in argv
+    assert "--as-pid-1" not in argv  # bwrap stays PID 1: when the bot ends, all end
+    at = argv.index("--tmpfs")  # the private /tmp: world-writable, 8 MiB
+    assert argv[at - 4 : at + 2] == ["--perms", "1777", "--size", str(8 << 20), "--tmpfs", "/tmp"]
+    assert ["--ro-bind", str(bot), str(bot)] == argv[argv.index(str(bot)) - 1 :][:3]
+    assert f"--as={256 << 20}" in argv and "--core=0" in argv
+    assert "--bind" not in argv  # nothing writable is bound
+    assert argv[-2:] == [sys.executable, str(bot)]
+    if os.geteuid() == 0:
+        assert "--reuid=65534" in argv
+
+
+@needs_bwrap
+def test_a_folder_that_holds_the_working_folder_is_refused(tmp_path):
+    with pytest.raises(SandboxError, match="working folder"):
+        wrap([sys.executable, str(HOSTILE), str(tmp_path)], cwd=str(tmp_path / "sub"))
+
+
+def test_sandbox_without_bwrap_fails_before_the_match(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    path = tmp_path / "m.jsonl"
+    with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
+        run_match(MatchConfig(bots=("random", "greedy"), sandbox=True), path, jobs=1)
+    assert not path.exists()  # nothing played, no journal
+
+
+# -- hostile bots -----------------------------------------------------------------------
+
+
+@needs_bwrap
+def test_proc_shows_no_runner_and_the_journal_cannot_be_opened(tmp_path):
+    journal = tmp_path / "m.jsonl"
+    summary, logs = play(tmp_path, (hostile("proc", str(journal).encode().hex()), "random"))
+    check_table(summary, 2)
+    found = findings(logs)
+    assert found, "the hostile bot reported nothing"
+    pids = [f for f in found if f["attempt"] == "pids"]
+    assert pids and all(f["pids"] == [1, 2] and f["me"] == 2 for f in pids)
+    for f in found:
+        if f["attempt"] in ("cmdline", "environ") and f["ok"]:
+            # pid 1 is bubblewrap (its command line names the bound paths), 2 the bot
+            assert str(journal) not in f["text"] and "pytest" not in f["text"]
+            assert SECRET not in f["text"]
+        if f["attempt"] == "fds" and f["pid"] == 1:
+            assert not f["ok"]  # bubblewrap's fds are root's
+    journals = [f for f in found if f["attempt"] == "journal"]
+    assert journals and all(not f["ok"] and f["error"] == "ENOENT" for f in journals)
+
+
+@needs_bwrap
+def test_no_network(tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.setblocking(False)
+    port = server.getsockname()[1]
+    try:
+        summary, logs = play(tmp_path, (hostile("net", str(port)), "random"), games=2)
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nobody connected
+    finally:
+        server.close()
+    check_table(summary, 2)
+    found = findings(logs)
+    connects = [f for f in found if f["attempt"] == "connect"]
+    assert len(connects) == 4 and not any(f["ok"] for f in connects)
+    # it may listen, on the loopback of its own network namespace: nobody can reach it
+    listens = [f for f in found if f["attempt"] == "listen" and f["ok"]]
+    for f in listens:
+        probe = socket.socket()
+        try:
+            assert probe.connect_ex(("127.0.0.1", f["port"])) != 0 or f["port"] == port
+        finally:
+            probe.close()
+
+
+@needs_bwrap
+def test_the_network_namespace_alone_keeps_the_bot_off_the_network():
+    """Without the seccomp filter (which refuses the socket itself), the network
+    namespace: a connection to a port this process listens on is refused."""
+    import subprocess
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    code = (
+        f"import socket\ns = socket.socket()\ntry:\n    s.connect(('127.0.0.1', {port}))\n"
+        "    print('connected')\nexcept OSError as e:\n    print(e.errno)"
+    )
+    argv = wrap([sys.executable, "-c", code], SandboxPolicy(seccomp=False), cwd="/")
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    finally:
+        server.close()
+    assert "--seccomp" not in argv
+    assert done.stdout.strip() == "111", done.stderr  # ECONNREFUSED: nobody listens there
+
+
+@needs_bwrap
+def test_no_writes_outside_its_tmp(tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    summary, logs = play(tmp_path, (hostile("write", str(target).encode().hex()), "random"))
+    check_table(summary, 2)
+    writes = {f["folder"]: f for f in findings(logs) if f["attempt"] == "write"}
+    assert writes["/tmp"]["ok"]  # its private /tmp
+    for folder in (str(target), os.getcwd(), str(HOSTILE.parent), "/"):
+        assert not writes[folder]["ok"], folder
+    assert not list(target.iterdir())
+    assert not (HOSTILE.parent / "hostile-was-here").exists()
+    assert not Path("hostile-was-here").exists()
+
+
+@needs_bwrap
+def test_filling_tmp_stops_at_its_size(tmp_path):
+    summary, logs = play(tmp_path, (hostile("filltmp"), "random"), games=2)
+    check_table(summary, 2)
+    fills = [f for f in findings(logs) if f["attempt"] == "filltmp"]
+    assert len(fills) == 2  # one per game: a fresh /tmp each time
+    for f in fills:
+        assert f["written_mb"] <= SandboxPolicy().tmp_mb
+        assert f["errors"][0] == "EFBIG"  # one file: RLIMIT_FSIZE
+        assert f["errors"][-1] == "ENOSPC"  # all of them: the size of the tmpfs
+
+
+@needs_bwrap
+def test_memory_stops_at_its_limit(tmp_path):
+    summary, logs = play(tmp_path, (hostile("memory"), "random"), games=2)
+    check_table(summary, 2)
+    tries = [f for f in findings(logs) if f["attempt"] == "memory"]
+    assert len(tries) == 2
+    assert all(not f["ok"] and f["mb"] < SandboxPolicy().memory_mb for f in tries)
+
+
+@needs_bwrap
+def test_sandbox_memory_sets_the_limit(tmp_path):
+    summary, logs = play(tmp_path, (hostile("memory"), "random"), games=2, sandbox_memory=256)
+    check_table(summary, 2)
+    tries = [f for f in findings(logs) if f["attempt"] == "memory"]
+    assert len(tries) == 2 and all(not f["ok"] and f["mb"] < 256 for f in tries)
+
+
+def test_sandbox_memory_is_checked(tmp_path, capsys):
+    from bones.cli import main
+    from bones.match.runner import MatchError
+
+    with pytest.raises(MatchError, match="sandbox_memory"):
+        MatchConfig.from_dict(
+            {
+                "bots": ["random", "greedy"],
+                "variant": "straight",
+                "players": 2,
+                "games": 2,
+                "sandbox_memory": 3,
+            }
+        )
+    journal = str(tmp_path / "m.jsonl")
+    assert main(["match", "random", "greedy", "--sandbox-memory", "64", "--journal", journal]) == 2
+    assert "give --sandbox too" in capsys.readouterr().err
+
+
+@needs_bwrap
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the seccomp filter is x86_64's")
+def test_the_seccomp_filter_denies_what_a_bot_never_needs(tmp_path):
+    summary, logs = play(tmp_path, (hostile("syscalls"), "random"), games=2)
+    check_table(summary, 2)
+    found = findings(logs)
+    assert {f["mode"] for f in found if f["attempt"] == "seccomp"} == {"2"}  # a filter
+    calls = {f["name"]: f for f in found if f["attempt"] == "syscall"}
+    for name in ("ptrace", "unshare", "keyctl", "bpf", "socket_inet"):
+        assert not calls[name]["ok"] and calls[name]["error"] == "EPERM", name
+    assert calls["socket_unix"]["ok"]
+
+
+def _running(token: str) -> list[int]:
+    """The pids of this machine's processes with ``token`` in their command line."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if token.encode() in f.read():
+                    out.append(int(name))
+        except OSError:
+            continue
+    return out
+
+
+def _gone(token: str, wait: float = 5.0) -> bool:
+    end = time.monotonic() + wait
+    while _running(token):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@needs_bwrap
+def test_a_double_forked_child_dies_with_the_bot(tmp_path):
+    token = f"bones-orphan-{uuid.uuid4().hex}"
+    summary, logs = play(tmp_path, (hostile("fork", token), "random"))
+    check_table(summary, 2)
+    forks = [f for f in findings(logs) if f["attempt"] == "fork"]
+    assert forks and all(f["ok"] and f["seen"] for f in forks)  # it ran, in the game
+    assert _gone(token), "a grandchild of the sandboxed bot outlived the match"
+
+
+def test_without_the_sandbox_the_double_forked_child_survives(tmp_path):
+    """The attack of the test above is real: a plain ``cmd:`` bot's grandchild lives on."""
+    token = f"bones-orphan-{uuid.uuid4().hex}"
+    try:
+        summary, _ = play(tmp_path, (hostile("fork", token), "random"), games=2, sandbox=False)
+        check_table(summary, 2)
+        end = time.monotonic() + 5
+        while not _running(token) and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.5)  # after the match: still there
+        assert _running(token)
+    finally:
+        for pid in _running(token):
+            os.kill(pid, 9)
+
+
+@needs_bwrap
+def test_signals_reach_no_other_process(tmp_path):
+    summary, logs = play(tmp_path, (hostile("signals", str(os.getpid())), "random"))
+    check_table(summary, 2)
+    found = findings(logs)
+    kills = [f for f in found if f["attempt"] == "kill"]
+    assert kills and all(f["pid"] == 1 and not f["ok"] for f in kills)  # bubblewrap's
+    runner = [f for f in found if f["attempt"] == "runner"]
+    assert runner and all(not f["ok"] and f["error"] == "ESRCH" for f in runner)
+
+
+@needs_bwrap
+def test_nothing_carries_over_between_games(tmp_path):
+    summary, logs = play(tmp_path, (hostile("carry"), "random"), games=4)
+    check_table(summary, 4)
+    carried = [f for f in findings(logs) if f["attempt"] == "carry"]
+    assert len(carried) == 4  # a fresh process and a fresh /tmp for every game
+    assert all(f["notes"] == [] and f["remembered"] == 0 for f in carried)
+
+
+@needs_bwrap
+def test_isolated_builtin_bots_play_in_the_sandbox(tmp_path):
+    summary, _ = play(tmp_path, ("random", "greedy"), games=4, sandbox=True)
+    check_table(summary, 4)
+
+
+@needs_bwrap
+def test_serve_bot_sandbox_serves_from_inside_bubblewrap():
+    from bones.protocol.client import ExternalBot
+
+    command = [sys.executable, "-m", "bones", "serve-bot", "--sandbox", "greedy"]
+    with ExternalBot(command) as bot:
+        assert bot.info is not None and bot.info.name == "greedy"
+        assert bot.ping() >= 0
+
+
+def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
+    """A hello name with a newline and ESC: the table shows it on its own row, inert."""
+    from bones.match.report import format_table
+    from bones.protocol.client import printable
+
+    summary, _ = play(tmp_path, (hostile("name"), "random"), sandbox=False)
+    check_table(summary, 2)
+    labels = sorted(row["bot"] for row in summary["bots"])
+    assert labels == ["evil 1 fake-bot 999 999 0 0[2J", "random"]
+    table = format_table(summary)
+    assert "\x1b" not in table
+    firsts = [line.split()[:2] for line in table.splitlines() if line.strip()]
+    assert [w for w in firsts if w[0] in ("1", "2")] == [["1", "random"], ["2", "evil"]] or [
+        w for w in firsts if w[0] in ("1", "2")
+    ] == [["1", "evil"], ["2", "random"]]  # a row per bot, no fake one
+    assert not any(w[0] == "fake-bot" or w[1:] == ["fake-bot"] for w in firsts)
+    assert printable("a\u202eb\tc\nd", keep="\n") == "abc\nd"  # bidi override, tab: gone
+
+
+@needs_bwrap
+def test_a_plugin_bot_plays_in_the_sandbox(tmp_path, monkeypatch):
+    """--sandbox serves a --plugin bot as --isolate does: its module is bound read-only
+    into the sandbox and put on its PYTHONPATH; the bot finds no round to peek at."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    summary, _ = play(tmp_path, ("t-peek", "greedy"), games=2, plugins=("peek_plugin",))
+    check_table(summary, 2)
+    assert [x["bot"] for x in summary["bots"]] == ["t-peek", "greedy"]
+    with open(tmp_path / "m.jsonl") as f:
+        assert json.loads(f.readline())["config"]["sandbox"] is True  # --resume keeps it
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the unprivileged command as uid 65534")
+def test_the_command_of_a_user_that_is_not_root_works(monkeypatch):
+    """Run by another user, bubblewrap needs a user namespace (no setpriv, no process
+    limit); here that command is built and run as uid 65534."""
+    import subprocess
+
+    monkeypatch.setattr(os, "geteuid", lambda: 65534)
+    script = "id -u; echo /proc/[0-9]*; echo x > /tmp/a && echo tmp; echo y > /b"
+    argv = wrap(["/usr/bin/sh", "-c", script], cwd="/")
+    assert "--unshare-user" in argv and "/usr/bin/setpriv" not in argv
+    assert not any(a.startswith("--nproc") for a in argv)
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    argv, fds = open_filter(argv)
+    try:
+        done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30, pass_fds=fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    assert done.stdout.split() == ["65534", "/proc/1", "/proc/2", "tmp"]  # bwrap and sh
+    assert "Read-only file system" in done.stderr
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's bots change uid")
+def test_a_file_the_bots_uid_cannot_read_is_a_clear_error(tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("pass\n")
+    bot.chmod(0o600)
+    with pytest.raises(SandboxError, match=r"uid 65534, which cannot read .*bot.py \(mode 0600\)"):
+        wrap([sys.executable, str(bot)], cwd="/")
