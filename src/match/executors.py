@@ -142,12 +142,28 @@ class Pool:
         return None if proc is None else proc.exitcode
 
     def shutdown(self, kill: bool = False) -> None:
+        """Stop the pool: wait for the running tasks or, with ``kill``, kill every worker
+        (busy or idle).  Either way the executor's manager thread has ended on return: a
+        manager thread left running at interpreter exit races ``concurrent.futures``' own
+        exit hook, which writes to the thread's wake-up pipe while the thread closes it
+        (``Exception ignored in: <module 'threading'> ... OSError: [Errno 9] Bad file
+        descriptor`` after a Ctrl-C)."""
+        executor = self.executor
+        manager = getattr(executor, "_executor_manager_thread", None)
         if kill:
-            for pid, *_ in self.busy():
+            pids = {pid for pid, *_ in self.busy()}
+            pids.update(getattr(executor, "_processes", None) or {})
+            for pid in pids:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
-            self.executor.shutdown(wait=not kill, cancel_futures=True)
+            executor.shutdown(wait=not kill, cancel_futures=True)
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
+
+
+#: How long :meth:`Pool.shutdown` waits for the executor's manager thread to end.
+_MANAGER_JOIN = 30.0
 
 
 # ---------------------------------------------------------------------------------------
