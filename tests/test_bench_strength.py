@@ -93,6 +93,10 @@ def test_paired_compares_the_same_deals(tmp_path: Path, capsys: pytest.CaptureFi
     assert "differ in variant" in capsys.readouterr().err
 
 
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
 def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
     archive = tmp_path / "archive"
     name = "expert-vs-greedy-block2-seed0.jsonl"
@@ -102,6 +106,7 @@ def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
     data = gzip.decompress(copy.read_bytes())
     assert data == without_moves(journal.read_bytes()) and b'"rounds":[]' in data
     assert len(data) < len(journal.read_bytes())
+    assert _mode(copy) == _mode(journal) == 0o600  # each holds the secret
     before = copy.read_bytes()
     run(tmp_path, 3, "--report", "--archive", str(archive))
     assert copy.read_bytes() == before  # no new game: the same bytes
@@ -109,6 +114,7 @@ def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
     journal.unlink()  # a new machine: only the archive is left
     page = run(tmp_path, 3, "--report", "--archive", str(archive))
     assert score(page) == score(played)
+    assert _mode(journal) == 0o600  # brought back from the archive
     journal.unlink()
     run(tmp_path, 4, "--archive", str(archive))  # resumes: the archived pairs are kept
     lines = journal.read_bytes().splitlines(keepends=True)

@@ -401,3 +401,36 @@ def test_gsprt_bounds_with_alpha_other_than_beta():
     assert t.decide(t.upper) == "H1" and t.decide(t.lower) == "H0"
     assert t.decide((t.lower + t.upper) / 2) is None
     assert SPRT(alpha=0.1, beta=0.01).lower == pytest.approx(math.log(0.01 / 0.9))
+
+
+# ---------------------------------------------------------------------------------------
+# Permissions: the journal holds the match's secret
+
+
+def _mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
+
+
+def test_a_journal_is_its_owners_only(tmp_path):
+    from bones.match.journal import write_private
+
+    config = MatchConfig(bots=("random", "greedy"), games=2)
+    old = os.umask(0)  # even under a umask that lets everyone read
+    try:
+        run_match(config, tmp_path / "new.jsonl", jobs=1)
+        assert _mode(tmp_path / "new.jsonl") == 0o600
+        # a journal made before (0644) is made the owner's only when it is written again
+        older = tmp_path / "old.jsonl"
+        run_match(config, older, jobs=1)
+        os.chmod(older, 0o644)
+        run_match(MatchConfig(bots=("random", "greedy"), games=4), older, jobs=1)
+        assert _mode(older) == 0o600 and len(read_journal(older).records) == 4
+        # a copy of a journal (bench/strength.py --archive) too, new or cut
+        write_private(tmp_path / "copy.gz", b"x")
+        assert _mode(tmp_path / "copy.gz") == 0o600
+        os.chmod(tmp_path / "copy.gz", 0o666)
+        write_private(tmp_path / "copy.gz", b"y")
+        assert _mode(tmp_path / "copy.gz") == 0o600
+        assert (tmp_path / "copy.gz").read_bytes() == b"y"
+    finally:
+        os.umask(old)

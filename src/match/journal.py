@@ -45,10 +45,38 @@ __all__ = [
     "round_entry",
     "show",
     "without_moves",
+    "write_private",
 ]
 
 #: ``version`` of the header line; bump on an incompatible change of the records.
 JOURNAL_VERSION = 1
+
+#: The permissions of a journal and of its copies: its owner's only.  The header holds
+#: the match's secret, the key of the bots' seeds, and the records every deal.
+PRIVATE = 0o600
+
+
+def _private(fd: int) -> None:
+    """Make the open file ``fd`` its owner's only (a file made before bones created its
+    journals 0600, or under a umask that the mode of ``os.open`` cannot narrow); a file
+    that is not this user's is left as it is."""
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, PRIVATE)
+
+
+def write_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path``, created (or cut) with mode 0600: a journal's copy
+    (``bench/strength.py --archive``, a journal brought back from it) holds what the
+    journal holds."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
+    try:
+        _private(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 class JournalError(OptionError):
@@ -682,9 +710,10 @@ def _ranges(ids: Sequence[int]) -> str:
 class Journal:
     """An open, locked journal: :meth:`append` writes one record as a line and flushes it.
 
-    :meth:`acquire` opens the file (creating it) and takes an exclusive lock
-    (``flock``), held until :meth:`close`: a second runner on the same journal is
-    refused at once.  :meth:`start` then cuts the file to what is kept and writes the
+    :meth:`acquire` opens the file (creating it with mode 0600: only its owner may read
+    the match's secret and the deals, and an existing journal is made so too) and takes
+    an exclusive lock (``flock``), held until :meth:`close`: a second runner on the same
+    journal is refused at once.  :meth:`start` then cuts the file to what is kept and writes the
     header (a new match) or a resume line."""
 
     def __init__(self, path: str, fd: int) -> None:
@@ -697,9 +726,10 @@ class Journal:
     def acquire(cls, path: str | os.PathLike[str]) -> Journal:
         path = os.fspath(path)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE)
         except OSError as exc:
             raise JournalError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
+        _private(fd)  # an older journal, made 0644, holds a secret too
         try:
             import fcntl
         except ImportError:  # not POSIX: no lock
