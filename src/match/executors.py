@@ -171,13 +171,19 @@ _MANAGER_JOIN = 30.0
 
 
 def play_planned(
-    plan: Plan, gids: Sequence[int], plugins: Sequence[str] = ()
+    plan: Plan,
+    gids: Sequence[int],
+    seeds: Sequence[Sequence[int]],
+    plugins: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """A worker's task: the games ``gids`` of ``plan``, their tasks made here, in the
-    workers, not in the runner.  ``plugins``: modules to load first, for workers this
-    runner did not start (a Dask worker; once per process)."""
+    """A worker's task: the games ``gids`` of ``plan`` (the :meth:`Plan.public` one: no
+    secret), with ``seeds``, the bots' seeds of each game that the runner made; their
+    tasks are made here, in the workers, not in the runner.  ``plugins``: modules to load
+    first, for workers this runner did not start (a Dask worker; once per process)."""
     load_plugins(plugins)
-    return play_games([plan.task(g) for g in gids])
+    if len(seeds) != len(gids):
+        raise ValueError(f"{len(seeds)} sets of bot seeds for {len(gids)} games")
+    return play_games([plan.task(g, s) for g, s in zip(gids, seeds, strict=True)])
 
 
 class DaskExecutor:

@@ -48,6 +48,7 @@ from .schedule import (
     new_secret,
     parse_tc,
     plan,
+    runner_plugins,
     seatings,
     trusted_plugins,
 )
@@ -185,6 +186,13 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     finally:
         for bot in bots.values():
             bot.close(grace=0.2)
+    from .. import registry
+
+    variant = registry.variant(config.variant).name
+    for spec, bot in bots.items():  # what its hello says (a bot the runner does not know)
+        if bot.info is not None and not bot.info.supports(variant):
+            plays = ", ".join(bot.info.variants or ())
+            raise MatchError(f"bot {spec!r} does not play {variant}; it plays: {plays}")
     return {spec: bot.info.name for spec, bot in bots.items() if bot.info is not None}
 
 
@@ -214,17 +222,21 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     position = 0
     limit = _watch_limit(plan.config)
     own = executor is None
-    pool = Pool(jobs, plan.config.plugins, state.pin) if own else None
+    plugins = runner_plugins(plan.config)  # none under --isolate
+    pool = Pool(jobs, plugins, state.pin) if own else None
     ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
     failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
 
+    public = plan.public()  # the secret stays here: workers get each game's bot seeds
+
     def submit(batch: list[int]) -> None:
+        seeds = [plan.bot_seeds(g) for g in batch]
         if pool is not None:
-            fut = ex.submit(play_planned, plan, batch)
+            fut = ex.submit(play_planned, public, batch, seeds)
         else:  # workers this runner did not start: each task names the plugins to load
-            fut = ex.submit(play_planned, plan, batch, plan.config.plugins)
+            fut = ex.submit(play_planned, public, batch, seeds, plugins)
         in_flight[fut] = batch
 
     try:
@@ -285,7 +297,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 killed.clear()
                 queue = [g for g in lost if g not in state.done] + queue[position:]
                 position = 0
-                pool = Pool(jobs, plan.config.plugins, state.pin)
+                pool = Pool(jobs, plugins, state.pin)
                 ex = pool.executor
     except BaseException:
         if pool is not None:
@@ -300,7 +312,7 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
     """Play game ``gid`` alone in a fresh worker; if the worker dies again, the game is
     forfeited by the seat whose hook was running (or void, if no bot's hook was)."""
     plan = state.plan
-    pool = Pool(1, plan.config.plugins, state.pin)
+    pool = Pool(1, runner_plugins(plan.config), state.pin)
     try:
         fut = pool.executor.submit(play_games, [plan.task(gid)])
         limit = _watch_limit(plan.config)
