@@ -18,8 +18,11 @@ from __future__ import annotations
 import base64
 import contextlib
 import gzip
+import hashlib
+import hmac
 import json
 import os
+import re
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +46,9 @@ __all__ = [
     "ranks_of",
     "read_journal",
     "round_entry",
+    "record_key",
     "show",
+    "sign_record",
     "without_moves",
     "write_private",
 ]
@@ -94,6 +99,44 @@ class ReplayError(BonesError, ValueError):
 def encode_record(obj: Mapping[str, Any]) -> str:
     """One journal line (compact JSON, no newline)."""
     return json.dumps(obj, separators=(",", ":"))
+
+
+#: The value of ``mac`` in a header or resume line: the game records after it carry a MAC.
+MAC_KIND = "hmac-sha256"
+_MAC_TAIL = re.compile(rb',"mac":"([0-9a-f]{64})"\}\n?\Z')
+
+
+def record_key(secret: str | None) -> bytes | None:
+    """The key of the records' MACs: the match's secret (None: a journal written before
+    bones had secrets, whose records cannot be signed)."""
+    return None if secret is None else bytes.fromhex(secret)
+
+
+def _mac(key: bytes, body: bytes) -> str:
+    return hmac.new(key, b"bones-record:" + body, hashlib.sha256).hexdigest()
+
+
+def sign_record(line: str, key: bytes) -> str:
+    """A game record's journal line (:func:`encode_record`) with its MAC appended as a
+    last field, ``"mac"``: HMAC-SHA256, keyed with the match's secret, of the line
+    without its moves (:func:`without_moves` leaves a signed record verifiable)."""
+    body = line
+    if line.startswith('{"type":"game"'):  # as _without_rounds, on the text (no copy)
+        start = line.find(',"rounds":[')
+        end = line.find('],"scores":', start) if start >= 0 else -1
+        if end >= 0:
+            body = line[: start + 11] + line[end:]
+    return f'{line[:-1]},"mac":"{_mac(key, body.encode("utf-8"))}"}}'
+
+
+def _check_mac(line: bytes, key: bytes) -> bool | None:
+    """Whether the MAC of a game record's line (with or without its moves) is right;
+    None: the line has none."""
+    tail = _MAC_TAIL.search(line)
+    if tail is None:
+        return None
+    body = _without_rounds(line[: tail.start()] + b"}\n")[:-1]
+    return hmac.compare_digest(_mac(key, body), tail.group(1).decode("ascii"))
 
 
 def round_entry(rnd: Any) -> dict[str, Any]:
@@ -347,7 +390,12 @@ class JournalReader:
 
     Opening reads the header (``config``, ``header``); :meth:`games` then yields each
     game record once, in the order of the file, checked (:func:`check_game`): the first
-    record of a game id counts and later ones are ignored with a warning; ``resume``
+    record of a game id counts and later ones are ignored with a warning.  A journal
+    whose header (or a resume line) says ``"mac": "hmac-sha256"`` has every game record
+    after it signed by its runner (:func:`sign_record`): a record without a MAC there, or
+    with a wrong one anywhere, was not written by the runner and is ignored with a
+    warning (``forged``); a record without a MAC before that line (a bones that did not
+    sign) counts (``unsigned``).  ``resume``
     lines must be the same match as the header (they may change ``games``, ``timeout``
     and ``sprt``: ``config`` follows them).  A half-written last line is dropped with a
     warning; any other bad line is a :class:`JournalError`.  After :meth:`games`,
@@ -374,6 +422,10 @@ class JournalReader:
         self.warnings: list[str] = []
         self.good_bytes = 0
         self.duplicates = 0
+        self.forged = 0
+        self.unsigned = 0
+        self.signed = False  # the records from here on must carry a MAC
+        self.key: bytes | None = None
         self.line = 0
         self._pending: bytes | None = None
         first = self._next_line()
@@ -391,6 +443,8 @@ class JournalReader:
             )
         self.header = self._config(obj)
         self.config = self.header
+        self.key = record_key(self.header.get("secret"))
+        self.signed = obj.get("mac") == MAC_KIND and self.key is not None
         self.good_bytes = len(first)
 
     def _fail(self, what: str) -> JournalError:
@@ -467,7 +521,7 @@ class JournalReader:
         before the line is parsed, when the line is laid out as bones writes it: what the
         summary and ``--resume`` need, several times faster."""
         seen = IdSet()
-        first_dup = ""
+        first_dup = first_forged = ""
         while True:
             line = self._next_line()
             if line is None:
@@ -482,6 +536,15 @@ class JournalReader:
                 problem = check_game(obj, self.config)
                 if problem is not None:
                     raise self._fail(problem)
+                if self.key is not None:  # before the duplicates: a forgery shadows nothing
+                    ok = _check_mac(text, self.key)
+                    if ok is False or (ok is None and self.signed):
+                        self.forged += 1
+                        if not first_forged:
+                            first_forged = f"game {obj['id']} at line {self.line}"
+                        continue
+                    if ok is None:
+                        self.unsigned += 1
                 if not seen.add(obj["id"]):
                     self.duplicates += 1
                     if not first_dup:
@@ -500,10 +563,18 @@ class JournalReader:
                 if config.get("secret") != self.header.get("secret"):
                     raise self._fail("a resume line with another secret than the header's")
                 self.config = config
+                if obj.get("mac") == MAC_KIND and self.key is not None:
+                    self.signed = True  # never turned off again: a line cannot unsign
             elif kind == "match":
                 raise self._fail("a second header line; a journal holds one match")
             else:
                 raise self._fail(f"unknown entry type {_json(kind)}")
+        if self.forged:
+            self.warnings.append(
+                f"{self.path}: {self.forged} game record(s) without a valid MAC "
+                f"({first_forged}): not written by this match's runner (each record it "
+                "writes carries an HMAC with the match's secret); they are ignored"
+            )
         if self.duplicates:
             self.warnings.append(
                 f"{self.path}: {self.duplicates} game record(s) written twice ({first_dup}); "
@@ -760,9 +831,10 @@ class Journal:
 
         self.cut(keep if resume else 0)
         kind = "resume" if resume else "match"
-        self._write(
-            {"type": kind, "version": JOURNAL_VERSION, "bones": __version__, "config": config}
-        )
+        line = {"type": kind, "version": JOURNAL_VERSION, "bones": __version__, "config": config}
+        if config.get("secret") is not None:  # the records that follow are signed
+            line["mac"] = MAC_KIND
+        self._write(line)
 
     def cut(self, keep: int) -> None:
         """Cut the file to its first ``keep`` bytes (a line cut short by a kill goes)."""

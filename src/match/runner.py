@@ -31,6 +31,8 @@ from .journal import (
     encode_record,
     error_record,
     forfeit_record,
+    record_key,
+    sign_record,
 )
 from .progress import Progress
 from .report import LiveTally, Summary
@@ -90,6 +92,7 @@ class _State:
     game_seconds: float = 0.0
     timed_games: int = 0
     pin: bool = False  # each worker and its bot processes on one CPU
+    key: bytes | None = None  # the key of the records' MACs (the match's secret)
 
     def record(self, rec: dict[str, Any]) -> None:
         self.record_all([rec])
@@ -105,7 +108,8 @@ class _State:
                 continue
             ids.add(gid)
             line = rec.pop("line", None)
-            lines.append(encode_record(rec) if line is None else line)
+            line = encode_record(rec) if line is None else line
+            lines.append(line if self.key is None else sign_record(line, self.key))
             new.append(rec)
         if lines:
             self.journal.append_lines(lines)
@@ -449,7 +453,13 @@ def run_match(
                     if summary is not None:
                         summary.add(rec)
             reader.close()
-            warnings = reader.warnings
+            warnings = list(reader.warnings)
+            if reader.unsigned:
+                warnings.append(
+                    f"{path}: {reader.unsigned} game record(s) carry no MAC (written by a "
+                    "bones that did not sign its records): they count as they are; the "
+                    "records written from now on are signed"
+                )
             for text in warnings:
                 print(f"bones: warning: {text}", file=stream)
         pending = [g for g in range(total) if g not in done]
@@ -468,6 +478,7 @@ def run_match(
         raise
     bar = Progress(total, stream=stream, enabled=progress)
     state = _State(the_plan, jnl, tally, bar, done, summary, pin=affinity and pin_wanted(config))
+    state.key = record_key(config.secret)
     bar.update(len(state.done), tally.status())
     interrupted = False
     try:
