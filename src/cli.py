@@ -398,9 +398,9 @@ def _match_parsers(sub: Any) -> None:
         "--isolate",
         action="store_true",
         help="run every bot as a child process over the bones-bot protocol (python -m "
-        "bones.protocol.server SPEC): it is handed only what its seat may know, and no bot "
-        "code (--plugin modules included) runs in the runner or its workers; a process, "
-        "not a sandbox (docs/matches.md)",
+        "bones.protocol.server SPEC): it is handed only what its seat may know, and the "
+        "--plugin modules are imported by the bots' processes only, never by the runner "
+        "or its workers; a process, not a sandbox (docs/matches.md)",
     )
     p.add_argument(
         "--sprt",
