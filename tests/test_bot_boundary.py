@@ -217,3 +217,26 @@ def test_an_isolated_plugin_bot_is_checked_by_its_own_process(tmp_path):
     )  # fmt: skip
     assert code == 2 and data is None
     assert "bot 't-marker-straight' does not play draw; it plays: straight" in err, err
+
+
+def test_a_given_secret_can_stay_off_the_command_line(tmp_path, capsys):
+    from bones.cli import main
+
+    key = tmp_path / "secret"
+    key.write_text(SECRET.upper() + "\n")
+    journal = tmp_path / "j.jsonl"
+    args = ["match", "random", "greedy", "--games", "2", "--jobs", "1", "--journal"]
+    assert main([*args, str(journal), "--secret-file", str(key)]) == 0
+    assert read_journal(journal).config["secret"] == SECRET
+    capsys.readouterr()
+    assert (
+        main([*args, str(tmp_path / "b.jsonl"), "--secret-file", str(key), "--secret", SECRET]) == 2
+    )
+    assert "give --secret or --secret-file, not both" in capsys.readouterr().err
+    assert main([*args, str(tmp_path / "c.jsonl"), "--secret-file", str(tmp_path / "none")]) == 2
+    assert (
+        f"--secret-file {tmp_path / 'none'}: No such file or directory" in capsys.readouterr().err
+    )
+    key.write_text("not hex")
+    assert main([*args, str(tmp_path / "d.jsonl"), "--secret-file", str(key)]) == 2
+    assert "--secret-file's file takes 32 to 128 hex digits" in capsys.readouterr().err
