@@ -34,7 +34,7 @@ from typing import Any
 
 import bones
 from bones.match import MatchConfig, run_match
-from bones.match.journal import JournalReader, without_moves
+from bones.match.journal import JournalReader, without_moves, write_private
 from bones.match.report import summarize_journal
 from bones.match.stats import SPRT
 
@@ -194,7 +194,7 @@ def restore(journal: Path, archived: Path) -> None:
     """Bring a pairing's journal back from its archive copy when this machine has none:
     the games it holds are reported, and kept when the run resumes."""
     if not journal.exists() and archived.exists():
-        journal.write_bytes(_read_archive(archived))
+        write_private(journal, _read_archive(archived))
 
 
 def keep(journal: Path, archived: Path) -> None:
@@ -216,7 +216,7 @@ def keep(journal: Path, archived: Path) -> None:
             return
     archived.parent.mkdir(parents=True, exist_ok=True)
     partial = archived.with_name(archived.name + ".part")
-    partial.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    write_private(partial, gzip.compress(data, compresslevel=9, mtime=0))
     os.replace(partial, archived)
 
 

@@ -403,8 +403,9 @@ def _match_parsers(sub: Any) -> None:
         "--isolate",
         action="store_true",
         help="run every bot as a child process over the bones-bot protocol (python -m "
-        "bones.protocol.server SPEC): only what its seat may know is sent to it (a process "
-        "boundary, not a sandbox: see --sandbox)",
+        "bones.protocol.server SPEC): it is handed only what its seat may know, and the "
+        "--plugin modules are imported by the bots' processes only, never by the runner "
+        "or its workers; a process boundary, not a sandbox: see --sandbox",
     )
     p.add_argument(
         "--sandbox",
@@ -433,6 +434,12 @@ def _match_parsers(sub: Any) -> None:
         metavar="HEX",
         help="key of the bots' seeds (default: drawn at random for a new match and kept in "
         "the journal); give one to play the same games again in another journal",
+    )
+    p.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="read --secret from PATH (its hex digits), so that it is not on the command "
+        "line, which every process of the machine can read",
     )
     p.add_argument(
         "--journal",
@@ -626,10 +633,20 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         where = f"--resume: the journal {path}"
         plugins = list(trusted_plugins(old["plugins"], args.plugin, where))
     secret = args.secret
+    if args.secret_file is not None:
+        if secret is not None:
+            raise UsageError("give --secret or --secret-file, not both")
+        try:
+            with open(args.secret_file, encoding="utf-8") as f:
+                secret = f.read(1024)
+        except (OSError, UnicodeDecodeError) as exc:
+            what = exc.strerror if isinstance(exc, OSError) else "not text"
+            raise UsageError(f"--secret-file {args.secret_file}: {what or exc}") from None
     if secret is not None:
         secret = secret.strip().lower()
         if not re.fullmatch(r"[0-9a-f]{32,128}", secret):
-            raise UsageError("--secret takes 32 to 128 hex digits (e.g. 64, as the journal has)")
+            where = "--secret" if args.secret_file is None else "--secret-file's file"
+            raise UsageError(f"{where} takes 32 to 128 hex digits (e.g. 64, as the journal has)")
     data = {
         "bots": list(args.bots) or old.get("bots", []),
         "variant": pick(args.variant, "variant", "straight"),

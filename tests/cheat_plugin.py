@@ -2,10 +2,21 @@
 
 ``t-cheat`` tries to recover the deal from its own seed: the runner gave a bot whose spec
 names no seed ``derive(game seed, 4, seat)`` (splitmix64 three times), and splitmix64 is
-invertible.  It inverts the derivation, deals the game again from each candidate seed and
-compares the hand with its own.  When it recognises the deal it knows every hand and the
-order of the stock; it then raises :class:`Cheated` (so the match records it as a crash
-that says "cheated"), which is how the tests count the rounds it saw through.
+invertible.  It inverts the derivation and deals the game again from each candidate seed.
+
+A candidate is only a suspect when it deals the bot's own hand: with keyed seeds a wrong
+candidate does that about once in 98,000 tries (a 5-tile hand of 28 tiles), and a match
+makes hundreds of tries.  So the bot *confirms* a suspect before it claims the deal: it
+replays every move of the round (its own and the other seats') on the suspect's deal, and
+at the end of the round the suspect must give the bot exactly the observation it was
+given (its hand with every tile it drew from the stock, in order, the layout, the hand
+sizes, the events) and exactly the round's result (every seat's pips left).  A wrong
+deal that passes all of that would have to hold the tiles every other seat played, in a
+legal order, and leave each seat the same pips: that does not happen by chance.
+
+A confirmed deal means the bot knew every hand and the order of the stock from its
+first move on; it then raises :class:`Cheated` (so the match records it as a crash that
+says "cheated"), which is how the tests count the rounds it saw through.
 """
 
 from __future__ import annotations
@@ -60,18 +71,42 @@ class CheatBot(Bot):
     def start_game(self, seat, variant, players, options):
         self.seat = seat
         self.game = (variant, players, dict(options))
+        self.suspects = []
+        self.rounds = 0
 
     def start_round(self, observation):
+        """The suspects: each candidate game whose first deal gives this seat the hand
+        it holds."""
+        self.suspects = []
+        self.rounds += 1
+        if self.rounds > 1:  # a later round's deal needs the earlier ones: the first will do
+            return
         variant, players, options = self.game
         mine = sorted(str(t) for t in observation.hand)
         for seed in game_seeds(self.seed, self.seat):
             if seed >= 1 << 63:
                 continue
-            game = bones.new_game(variant, players, seed, **options)
-            if sorted(str(t) for t in game.round.hand(self.seat)) == mine:
-                rnd = game.round
-                hands = [" ".join(map(str, rnd.hand(s))) for s in range(players)]
-                raise Cheated(f"cheated: game seed {seed}; hands {hands}; stock {rnd.stock}")
+            rnd = bones.new_game(variant, players, seed, **options).round
+            if sorted(str(t) for t in rnd.hand(self.seat)) == mine:
+                self.suspects.append((seed, rnd.copy(), rnd))
+
+    def end_round(self, result, observation):
+        """Confirm each suspect: the round's moves replayed on its deal give this seat
+        the same observation and the round the same result."""
+        moves = [e.move for e in observation.events if e.move is not None]
+        for seed, start, rnd in self.suspects:
+            try:
+                for move in moves:
+                    rnd.play(move)
+            except Exception:  # noqa: BLE001  (an illegal move on this deal: not it)
+                continue
+            if rnd.observation(self.seat) == observation and rnd.result == result:
+                hands = [" ".join(map(str, start.hand(s))) for s in range(start.players)]
+                raise Cheated(
+                    f"cheated, confirmed by the {len(moves)} moves of the round: game seed "
+                    f"{seed}; hands {hands}; stock {start.stock}"
+                )
+        self.suspects = []
 
     def choose(self, observation, legal_moves):
         return legal_moves[0]

@@ -15,7 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bones.match.journal import load_record, show, without_moves
+from bones.match.journal import (
+    encode_record,
+    load_record,
+    record_key,
+    show,
+    sign_record,
+    without_moves,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
@@ -93,6 +100,10 @@ def test_paired_compares_the_same_deals(tmp_path: Path, capsys: pytest.CaptureFi
     assert "differ in variant" in capsys.readouterr().err
 
 
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
 def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
     archive = tmp_path / "archive"
     name = "expert-vs-greedy-block2-seed0.jsonl"
@@ -102,6 +113,7 @@ def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
     data = gzip.decompress(copy.read_bytes())
     assert data == without_moves(journal.read_bytes()) and b'"rounds":[]' in data
     assert len(data) < len(journal.read_bytes())
+    assert _mode(copy) == _mode(journal) == 0o600  # each holds the secret
     before = copy.read_bytes()
     run(tmp_path, 3, "--report", "--archive", str(archive))
     assert copy.read_bytes() == before  # no new game: the same bytes
@@ -109,6 +121,7 @@ def test_the_archive_carries_a_run_to_a_new_machine(tmp_path: Path) -> None:
     journal.unlink()  # a new machine: only the archive is left
     page = run(tmp_path, 3, "--report", "--archive", str(archive))
     assert score(page) == score(played)
+    assert _mode(journal) == 0o600  # brought back from the archive
     journal.unlink()
     run(tmp_path, 4, "--archive", str(archive))  # resumes: the archived pairs are kept
     lines = journal.read_bytes().splitlines(keepends=True)
@@ -186,7 +199,9 @@ def test_seconds_sums_the_games_and_skips_a_line_cut_short(tmp_path: Path) -> No
     for line, value in zip(games, (1.5, 2.25), strict=True):
         rec = json.loads(line)
         rec["seconds"] = value
-        timed.append(json.dumps(rec, separators=(",", ":")).encode() + b"\n")
+        del rec["mac"]  # signed again, as its runner would have
+        key = record_key(json.loads(header)["config"]["secret"])
+        timed.append(sign_record(encode_record(rec), key).encode() + b"\n")
     journal = tmp_path / "j.jsonl"
     journal.write_bytes(header + b"".join(timed) + timed[0][: len(timed[0]) // 2])
     assert strength.seconds(journal) == 3.75

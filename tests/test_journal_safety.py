@@ -70,6 +70,17 @@ def journal_lines(tmp_path_factory):
     return path.read_text(encoding="utf-8").splitlines()
 
 
+def _signed(rec, header) -> str:
+    """``rec``'s journal line signed as its runner signs it (with the header's secret):
+    a record the tests make stands for one the runner wrote."""
+    from bones.match.journal import encode_record, record_key, sign_record
+
+    secret = json.loads(header)["config"]["secret"]
+    return sign_record(
+        encode_record({k: v for k, v in rec.items() if k != "mac"}), record_key(secret)
+    )
+
+
 def _write(path, lines):
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(path)
@@ -323,7 +334,7 @@ def test_the_summary_streams_the_journal(tmp_path, journal_lines):
         for i in range(2000):
             rec = dict(games[i % len(games)])
             rec["id"], rec["group"], rec["deal"] = i, i // 2, i // 2
-            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            f.write(_signed(rec, journal_lines[0]) + "\n")
     size = path.stat().st_size
     tracemalloc.start()
     try:
@@ -347,7 +358,7 @@ def test_a_game_written_twice_counts_once(tmp_path, capsys, journal_lines):
         winners=first["losers"],
         losers=first["winners"],
     )
-    path = _write(tmp_path / "d.jsonl", [*journal_lines, json.dumps(twin)])
+    path = _write(tmp_path / "d.jsonl", [*journal_lines, _signed(twin, journal_lines[0])])
     code, out, err = run(capsys, "match", "--resume", "--journal", path, "--json")
     assert code == 0, err
     assert err.strip().splitlines() == [
@@ -403,3 +414,142 @@ def test_gsprt_bounds_with_alpha_other_than_beta():
     assert t.decide(t.upper) == "H1" and t.decide(t.lower) == "H0"
     assert t.decide((t.lower + t.upper) / 2) is None
     assert SPRT(alpha=0.1, beta=0.01).lower == pytest.approx(math.log(0.01 / 0.9))
+
+
+# ---------------------------------------------------------------------------------------
+# Permissions: the journal holds the match's secret
+
+
+def _mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
+
+
+def test_a_journal_is_its_owners_only(tmp_path):
+    from bones.match.journal import write_private
+
+    config = MatchConfig(bots=("random", "greedy"), games=2)
+    old = os.umask(0)  # even under a umask that lets everyone read
+    try:
+        run_match(config, tmp_path / "new.jsonl", jobs=1)
+        assert _mode(tmp_path / "new.jsonl") == 0o600
+        # a journal made before (0644) is made the owner's only when it is written again
+        older = tmp_path / "old.jsonl"
+        run_match(config, older, jobs=1)
+        os.chmod(older, 0o644)
+        run_match(MatchConfig(bots=("random", "greedy"), games=4), older, jobs=1)
+        assert _mode(older) == 0o600 and len(read_journal(older).records) == 4
+        # a copy of a journal (bench/strength.py --archive) too, new or cut
+        write_private(tmp_path / "copy.gz", b"x")
+        assert _mode(tmp_path / "copy.gz") == 0o600
+        os.chmod(tmp_path / "copy.gz", 0o666)
+        write_private(tmp_path / "copy.gz", b"y")
+        assert _mode(tmp_path / "copy.gz") == 0o600
+        assert (tmp_path / "copy.gz").read_bytes() == b"y"
+    finally:
+        os.umask(old)
+
+
+# ---------------------------------------------------------------------------------------
+# The runner owns its journal: each record it writes carries an HMAC with the secret
+
+
+def _lines(path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+def _forge(path, ids, winner: int = 0) -> None:
+    """Append records for the games ``ids`` that nobody played, won by bot ``winner``:
+    copies of a real record (the same seating) without its MAC, as a bot that can write
+    the journal but does not know the secret would."""
+    games = [x for x in _lines(path) if x["type"] == "game"]
+    with open(path, "a", encoding="utf-8") as f:
+        for gid in ids:
+            rec = dict(games[gid % 2])
+            rec.pop("mac", None)
+            rec.update(id=gid, deal=gid // 2, group=gid // 2)
+            sides = [rec["seat_bots"][side[0]] for side in rec["sides"]]
+            rec["ranks"] = [2 if bot == winner else 0 for bot in sides]
+            rec["winners"] = [s for s, bot in enumerate(sides) if bot == winner]
+            rec["losers"] = [s for s, bot in enumerate(sides) if bot != winner]
+            rec["forfeit"] = None
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+SIGNED = dict(bots=("random", "greedy"), games=4, seed=1, secret="3c" * 32)
+
+
+def test_a_resume_ignores_game_records_its_runner_did_not_write(tmp_path):
+    import io
+
+    path = tmp_path / "j.jsonl"
+    run_match(MatchConfig(**SIGNED), path, jobs=1)
+    assert _lines(path)[0]["mac"] == "hmac-sha256"
+    assert all(len(x["mac"]) == 64 for x in _lines(path) if x["type"] == "game")
+    _forge(path, range(4, 8))  # random "won" the four games not played yet
+    stream = io.StringIO()
+    more = dict(SIGNED, games=8)
+    summary = run_match(MatchConfig(**more), path, jobs=1, stream=stream)
+    assert "4 game record(s) without a valid MAC (game 4 at line 6): not written by" in (
+        stream.getvalue()
+    )
+    # the four games were played, and the table is that of the same match played cleanly
+    clean = run_match(MatchConfig(**more), tmp_path / "clean.jsonl", jobs=1)
+    for s in (summary, clean):
+        s.pop("journal")
+        s.pop("warnings", None)
+    assert summary == clean
+    data = read_journal(path)
+    assert [r["id"] for r in data.records] == list(range(8))
+    assert any("without a valid MAC" in w for w in data.warnings)
+
+
+def test_a_record_changed_after_it_was_signed_is_ignored(tmp_path):
+    from bones.match.journal import without_moves
+
+    path = tmp_path / "j.jsonl"
+    run_match(MatchConfig(**SIGNED), path, jobs=1)
+    # a copy without the moves (bench/strength.py --archive) still verifies
+    (tmp_path / "copy.jsonl").write_bytes(without_moves(path.read_bytes()))
+    copy = read_journal(tmp_path / "copy.jsonl")
+    assert len(copy.records) == 4 and not copy.warnings
+    lines = path.read_text().splitlines()
+    rec = json.loads(lines[2])
+    rec["ranks"] = rec["ranks"][::-1]  # the result turned round, the MAC kept
+    lines[2] = json.dumps(rec, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n")
+    data = read_journal(path)
+    assert [r["id"] for r in data.records] == [0, 2, 3]
+    assert data.warnings == [
+        f"{path}: 1 game record(s) without a valid MAC (game 1 at line 3): not written by "
+        "this match's runner (each record it writes carries an HMAC with the match's "
+        "secret); they are ignored"
+    ]
+
+
+def test_a_journal_from_before_records_were_signed_still_resumes(tmp_path):
+    """Records without a MAC count in a journal whose header does not announce MACs (a
+    bones before them), with a warning on --resume; the records the resume writes are
+    signed, and from its resume line on a record without a MAC is not counted."""
+    import io
+
+    path = tmp_path / "old.jsonl"
+    run_match(MatchConfig(**SIGNED), path, jobs=1)
+    old = []
+    for x in _lines(path):
+        x.pop("mac", None)
+        old.append(json.dumps(x, separators=(",", ":")))
+    path.write_text("\n".join(old) + "\n")
+    data = read_journal(path)
+    assert len(data.records) == 4 and not data.warnings
+    stream = io.StringIO()
+    run_match(MatchConfig(**dict(SIGNED, games=6)), path, jobs=1, stream=stream)
+    assert "4 game record(s) carry no MAC (written by a bones that did not sign" in (
+        stream.getvalue()
+    )
+    lines = _lines(path)
+    assert lines[5]["type"] == "resume" and lines[5]["mac"] == "hmac-sha256"
+    assert all("mac" in x for x in lines[6:])
+    _forge(path, [6, 7])
+    data = read_journal(path)
+    assert [r["id"] for r in data.records] == list(range(6))
+    assert any("2 game record(s) without a valid MAC" in w for w in data.warnings)

@@ -143,12 +143,28 @@ class Pool:
         return None if proc is None else proc.exitcode
 
     def shutdown(self, kill: bool = False) -> None:
+        """Stop the pool: wait for the running tasks or, with ``kill``, kill every worker
+        (busy or idle).  Either way the executor's manager thread has ended on return: a
+        manager thread left running at interpreter exit races ``concurrent.futures``' own
+        exit hook, which writes to the thread's wake-up pipe while the thread closes it
+        (``Exception ignored in: <module 'threading'> ... OSError: [Errno 9] Bad file
+        descriptor`` after a Ctrl-C)."""
+        executor = self.executor
+        manager = getattr(executor, "_executor_manager_thread", None)
         if kill:
-            for pid, *_ in self.busy():
+            pids = {pid for pid, *_ in self.busy()}
+            pids.update(getattr(executor, "_processes", None) or {})
+            for pid in pids:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
-            self.executor.shutdown(wait=not kill, cancel_futures=True)
+            executor.shutdown(wait=not kill, cancel_futures=True)
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
+
+
+#: How long :meth:`Pool.shutdown` waits for the executor's manager thread to end.
+_MANAGER_JOIN = 30.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,13 +172,19 @@ class Pool:
 
 
 def play_planned(
-    plan: Plan, gids: Sequence[int], plugins: Sequence[str] = ()
+    plan: Plan,
+    gids: Sequence[int],
+    seeds: Sequence[Sequence[int]],
+    plugins: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """A worker's task: the games ``gids`` of ``plan``, their tasks made here, in the
-    workers, not in the runner.  ``plugins``: modules to load first, for workers this
-    runner did not start (a Dask worker; once per process)."""
+    """A worker's task: the games ``gids`` of ``plan`` (the :meth:`Plan.public` one: no
+    secret), with ``seeds``, the bots' seeds of each game that the runner made; their
+    tasks are made here, in the workers, not in the runner.  ``plugins``: modules to load
+    first, for workers this runner did not start (a Dask worker; once per process)."""
     load_plugins(plugins)
-    return play_games([plan.task(g) for g in gids])
+    if len(seeds) != len(gids):
+        raise ValueError(f"{len(seeds)} sets of bot seeds for {len(gids)} games")
+    return play_games([plan.task(g, s) for g, s in zip(gids, seeds, strict=True)])
 
 
 class DaskExecutor:

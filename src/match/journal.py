@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import gzip
+import hashlib
+import hmac
 import json
 import os
+import re
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,12 +49,42 @@ __all__ = [
     "ranks_of",
     "read_journal",
     "round_entry",
+    "record_key",
     "show",
+    "sign_record",
     "without_moves",
+    "write_private",
 ]
 
 #: ``version`` of the header line; bump on an incompatible change of the records.
 JOURNAL_VERSION = 1
+
+#: The permissions of a journal and of its copies: its owner's only.  The header holds
+#: the match's secret, the key of the bots' seeds, and the records every deal.
+PRIVATE = 0o600
+
+
+def _private(fd: int) -> None:
+    """Make the open file ``fd`` its owner's only (a file made before bones created its
+    journals 0600, or under a umask that the mode of ``os.open`` cannot narrow); a file
+    that is not this user's is left as it is."""
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, PRIVATE)
+
+
+def write_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path``, created (or cut) with mode 0600: a journal's copy
+    (``bench/strength.py --archive``, a journal brought back from it) holds what the
+    journal holds."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
+    try:
+        _private(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 class JournalError(OptionError):
@@ -68,6 +102,54 @@ class ReplayError(BonesError, ValueError):
 def encode_record(obj: Mapping[str, Any]) -> str:
     """One journal line (compact JSON, no newline)."""
     return json.dumps(obj, separators=(",", ":"))
+
+
+#: The value of ``mac`` in a header or resume line: the game records after it carry a MAC.
+MAC_KIND = "hmac-sha256"
+_MAC_TAIL = re.compile(rb',"mac":"([0-9a-f]{64})"\}\n?\Z')
+
+
+def record_key(secret: str | None) -> bytes | None:
+    """The key of the records' MACs: the match's secret (None: a journal written before
+    bones had secrets, whose records cannot be signed)."""
+    return None if secret is None else bytes.fromhex(secret)
+
+
+@functools.lru_cache(maxsize=8)
+def _hmac_base(key: bytes) -> Any:
+    return hmac.new(key, b"bones-record:", hashlib.sha256)
+
+
+def _mac(key: bytes, body: bytes) -> str:
+    """HMAC-SHA256 of ``b"bones-record:" + body`` (a copy of the keyed start: a journal
+    checks one per record)."""
+    mac = _hmac_base(key).copy()
+    mac.update(body)
+    return mac.hexdigest()  # type: ignore[no-any-return]
+
+
+def sign_record(line: str, key: bytes) -> str:
+    """A game record's journal line (:func:`encode_record`) with its MAC appended as a
+    last field, ``"mac"``: HMAC-SHA256, keyed with the match's secret, of the line
+    without its moves (:func:`without_moves` leaves a signed record verifiable)."""
+    body = line
+    if line.startswith('{"type":"game"'):  # as _without_rounds, on the text (no copy)
+        start = line.find(',"rounds":[')
+        end = line.find('],"scores":', start) if start >= 0 else -1
+        if end >= 0:
+            body = line[: start + 11] + line[end:]
+    return f'{line[:-1]},"mac":"{_mac(key, body.encode("utf-8"))}"}}'
+
+
+def _check_mac(line: bytes, key: bytes) -> bool | None:
+    """Whether the MAC of a game record's line (with or without its moves) is right;
+    None: the line has none."""
+    cut = max(0, len(line) - 80)  # the MAC's field is the last one: search its end only
+    tail = _MAC_TAIL.search(line, cut)
+    if tail is None:
+        return None
+    body = _without_rounds(line[: tail.start()] + b"}\n")[:-1]
+    return hmac.compare_digest(_mac(key, body), tail.group(1).decode("ascii"))
 
 
 def round_entry(rnd: Any) -> dict[str, Any]:
@@ -321,7 +403,12 @@ class JournalReader:
 
     Opening reads the header (``config``, ``header``); :meth:`games` then yields each
     game record once, in the order of the file, checked (:func:`check_game`): the first
-    record of a game id counts and later ones are ignored with a warning; ``resume``
+    record of a game id counts and later ones are ignored with a warning.  A journal
+    whose header (or a resume line) says ``"mac": "hmac-sha256"`` has every game record
+    after it signed by its runner (:func:`sign_record`): a record without a MAC there, or
+    with a wrong one anywhere, was not written by the runner and is ignored with a
+    warning (``forged``); a record without a MAC before that line (a bones that did not
+    sign) counts (``unsigned``).  ``resume``
     lines must be the same match as the header (they may change ``games``, ``timeout``
     and ``sprt``: ``config`` follows them).  A half-written last line is dropped with a
     warning; any other bad line is a :class:`JournalError`.  After :meth:`games`,
@@ -348,6 +435,10 @@ class JournalReader:
         self.warnings: list[str] = []
         self.good_bytes = 0
         self.duplicates = 0
+        self.forged = 0
+        self.unsigned = 0
+        self.signed = False  # the records from here on must carry a MAC
+        self.key: bytes | None = None
         self.line = 0
         #: The versions of bones and Python that wrote the header (``None``: not kept).
         self.versions: dict[str, Any] = {}
@@ -375,6 +466,8 @@ class JournalReader:
         self.config = self.header
         self.versions = {"bones": obj.get("bones"), "python": obj.get("python")}
         self.identity = self._identity(obj)
+        self.key = record_key(self.header.get("secret"))
+        self.signed = obj.get("mac") == MAC_KIND and self.key is not None
         self.good_bytes = len(first)
 
     def _fail(self, what: str) -> JournalError:
@@ -479,7 +572,7 @@ class JournalReader:
         before the line is parsed, when the line is laid out as bones writes it: what the
         summary and ``--resume`` need, several times faster."""
         seen = IdSet()
-        first_dup = ""
+        first_dup = first_forged = ""
         while True:
             line = self._next_line()
             if line is None:
@@ -494,6 +587,15 @@ class JournalReader:
                 problem = check_game(obj, self.config)
                 if problem is not None:
                     raise self._fail(problem)
+                if self.key is not None:  # before the duplicates: a forgery shadows nothing
+                    ok = _check_mac(text, self.key)
+                    if ok is False or (ok is None and self.signed):
+                        self.forged += 1
+                        if not first_forged:
+                            first_forged = f"game {obj['id']} at line {self.line}"
+                        continue
+                    if ok is None:
+                        self.unsigned += 1
                 if not seen.add(obj["id"]):
                     self.duplicates += 1
                     if not first_dup:
@@ -513,10 +615,18 @@ class JournalReader:
                     raise self._fail("a resume line with another secret than the header's")
                 self.config = config
                 self._resume(obj)
+                if obj.get("mac") == MAC_KIND and self.key is not None:
+                    self.signed = True  # never turned off again: a line cannot unsign
             elif kind == "match":
                 raise self._fail("a second header line; a journal holds one match")
             else:
                 raise self._fail(f"unknown entry type {_json(kind)}")
+        if self.forged:
+            self.warnings.append(
+                f"{self.path}: {self.forged} game record(s) without a valid MAC "
+                f"({first_forged}): not written by this match's runner (each record it "
+                "writes carries an HMAC with the match's secret); they are ignored"
+            )
         if self.duplicates:
             self.warnings.append(
                 f"{self.path}: {self.duplicates} game record(s) written twice ({first_dup}); "
@@ -724,9 +834,10 @@ def _ranges(ids: Sequence[int]) -> str:
 class Journal:
     """An open, locked journal: :meth:`append` writes one record as a line and flushes it.
 
-    :meth:`acquire` opens the file (creating it) and takes an exclusive lock
-    (``flock``), held until :meth:`close`: a second runner on the same journal is
-    refused at once.  :meth:`start` then cuts the file to what is kept and writes the
+    :meth:`acquire` opens the file (creating it with mode 0600: only its owner may read
+    the match's secret and the deals, and an existing journal is made so too) and takes
+    an exclusive lock (``flock``), held until :meth:`close`: a second runner on the same
+    journal is refused at once.  :meth:`start` then cuts the file to what is kept and writes the
     header (a new match) or a resume line."""
 
     def __init__(self, path: str, fd: int) -> None:
@@ -739,9 +850,10 @@ class Journal:
     def acquire(cls, path: str | os.PathLike[str]) -> Journal:
         path = os.fspath(path)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE)
         except OSError as exc:
             raise JournalError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
+        _private(fd)  # an older journal, made 0644, holds a secret too
         try:
             import fcntl
         except ImportError:  # not POSIX: no lock
@@ -796,6 +908,8 @@ class Journal:
         if changed:
             entry["changed"] = list(changed)
         entry["config"] = config
+        if config.get("secret") is not None:  # the records that follow are signed
+            entry["mac"] = MAC_KIND
         self._write(entry)
 
     def cut(self, keep: int) -> None:

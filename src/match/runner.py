@@ -31,6 +31,8 @@ from .journal import (
     encode_record,
     error_record,
     forfeit_record,
+    record_key,
+    sign_record,
 )
 from .progress import Progress
 from .report import LiveTally, Summary
@@ -48,6 +50,7 @@ from .schedule import (
     new_secret,
     parse_tc,
     plan,
+    runner_plugins,
     seatings,
     trusted_plugins,
 )
@@ -89,6 +92,7 @@ class _State:
     game_seconds: float = 0.0
     timed_games: int = 0
     pin: bool = False  # each worker and its bot processes on one CPU
+    key: bytes | None = None  # the key of the records' MACs (the match's secret)
 
     def record(self, rec: dict[str, Any]) -> None:
         self.record_all([rec])
@@ -104,7 +108,8 @@ class _State:
                 continue
             ids.add(gid)
             line = rec.pop("line", None)
-            lines.append(encode_record(rec) if line is None else line)
+            line = encode_record(rec) if line is None else line
+            lines.append(line if self.key is None else sign_record(line, self.key))
             new.append(rec)
         if lines:
             self.journal.append_lines(lines)
@@ -197,11 +202,14 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     finally:
         for bot in bots.values():
             bot.close(grace=0.2)
+    from .. import registry
+
+    variant = registry.variant(config.variant).name
     for spec, bot in bots.items():  # its hello's variants: a bot is never sent another
-        if bot.info is not None and not bot.info.supports(config.variant):
+        if bot.info is not None and not bot.info.supports(variant):
             plays = ", ".join(bot.info.variants or ()) or "none"
             raise MatchError(
-                f"bot {spec!r} ({bot.info.name}) does not play {config.variant}; "
+                f"bot {spec!r} ({bot.info.name}) does not play {variant}; "
                 f"its hello lists: {plays}"
             )
     return {spec: bot.info.name for spec, bot in bots.items() if bot.info is not None}
@@ -233,17 +241,21 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     position = 0
     limit = _watch_limit(plan.config)
     own = executor is None
-    pool = Pool(jobs, plan.config.plugins, state.pin) if own else None
+    plugins = runner_plugins(plan.config)  # none under --isolate
+    pool = Pool(jobs, plugins, state.pin) if own else None
     ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
     failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
 
+    public = plan.public()  # the secret stays here: workers get each game's bot seeds
+
     def submit(batch: list[int]) -> None:
+        seeds = [plan.bot_seeds(g) for g in batch]
         if pool is not None:
-            fut = ex.submit(play_planned, plan, batch)
+            fut = ex.submit(play_planned, public, batch, seeds)
         else:  # workers this runner did not start: each task names the plugins to load
-            fut = ex.submit(play_planned, plan, batch, plan.config.plugins)
+            fut = ex.submit(play_planned, public, batch, seeds, plugins)
         in_flight[fut] = batch
 
     try:
@@ -304,7 +316,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 killed.clear()
                 queue = [g for g in lost if g not in state.done] + queue[position:]
                 position = 0
-                pool = Pool(jobs, plan.config.plugins, state.pin)
+                pool = Pool(jobs, plugins, state.pin)
                 ex = pool.executor
     except BaseException:
         if pool is not None:
@@ -319,7 +331,7 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
     """Play game ``gid`` alone in a fresh worker; if the worker dies again, the game is
     forfeited by the seat whose hook was running (or void, if no bot's hook was)."""
     plan = state.plan
-    pool = Pool(1, plan.config.plugins, state.pin)
+    pool = Pool(1, runner_plugins(plan.config), state.pin)
     try:
         fut = pool.executor.submit(play_games, [plan.task(gid)])
         limit = _watch_limit(plan.config)
@@ -470,7 +482,13 @@ def run_match(
                     if summary is not None:
                         summary.add(rec)
             reader.close()
-            warnings = reader.warnings
+            warnings = list(reader.warnings)
+            if reader.unsigned:
+                warnings.append(
+                    f"{path}: {reader.unsigned} game record(s) carry no MAC (written by a "
+                    "bones that did not sign its records): they count as they are; the "
+                    "records written from now on are signed"
+                )
             for text in warnings:
                 print(f"bones: warning: {text}", file=stream)
             recorded = list(reader.changes)
@@ -502,6 +520,7 @@ def run_match(
     until_decided = config.sprt is not None and config.games is None
     bar = Progress(None if until_decided else total, stream=stream, enabled=progress)
     state = _State(the_plan, jnl, tally, bar, done, summary, pin=affinity and pin_wanted(config))
+    state.key = record_key(config.secret)
     bar.update(len(state.done), tally.status())
     interrupted = False
     try:

@@ -361,10 +361,33 @@ class Plan:
     #: with ``isolate`` or ``sandbox``; with ``sandbox``, the bubblewrap command that runs
     #: it), else None.
     commands: tuple[tuple[str, ...] | None, ...] = ()
+    #: A plan without the match's secret (:meth:`public`, what the workers get): its
+    #: tasks take the bots' seeds from the runner.
+    sealed: bool = False
 
-    def task(self, gid: int) -> dict[str, Any]:
-        """The plain-data task of game ``gid``."""
+    def public(self) -> Plan:
+        """This plan without the secret, for the workers: the key of the bots' seeds
+        stays in the runner, which sends each game's seeds (:meth:`bot_seeds`) with it."""
+        from dataclasses import replace
+
+        return replace(self, config=replace(self.config, secret=None), sealed=True)
+
+    def bot_seeds(self, gid: int) -> list[int]:
+        """The seed of each seat's bot in game ``gid`` (:func:`bot_seed`)."""
+        if self.sealed:
+            raise ValueError("a plan without its secret cannot make the bots' seeds")
         c = self.config
+        seed = deal_seed(c.seed, self.schedule.locate(gid)[0])
+        return [bot_seed(seed, seat, c.secret) for seat in range(c.players)]
+
+    def task(self, gid: int, bot_seeds: Sequence[int] | None = None) -> dict[str, Any]:
+        """The plain-data task of game ``gid``; ``bot_seeds``: its bots' seeds, made by
+        the runner (required by a :meth:`public` plan; default :meth:`bot_seeds`)."""
+        c = self.config
+        if bot_seeds is None:
+            bot_seeds = self.bot_seeds(gid)
+        elif len(bot_seeds) != c.players:
+            raise ValueError(f"game {gid}: {len(bot_seeds)} bot seeds for {c.players} seats")
         deal, encounter, seating, group = self.schedule.locate(gid)
         side_bots = self.schedule.side_bots(gid)
         seat_bots = [0] * c.players
@@ -384,7 +407,7 @@ class Plan:
             "seed": seed,
             "seat_bots": seat_bots,
             "seats": [c.bots[b] for b in seat_bots],
-            "bot_seeds": [bot_seed(seed, seat, c.secret) for seat in range(c.players)],
+            "bot_seeds": [int(x) for x in bot_seeds],
             "timeout": c.timeout,
             **self._extras(seat_bots),
         }
@@ -416,6 +439,13 @@ def load_plugins(modules: Sequence[str]) -> None:
         raise
     except OptionError as exc:
         raise MatchError(str(exc)) from None
+
+
+def runner_plugins(config: MatchConfig) -> tuple[str, ...]:
+    """The ``--plugin`` modules that the runner and its workers import: none under
+    ``isolate``, where no bot code runs outside the bots' own processes (each imports
+    them, :func:`bot_command`); else all of them."""
+    return () if config.isolate else tuple(config.plugins)
 
 
 def installed_plugins() -> set[str]:
@@ -508,10 +538,20 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
     from .. import registry
     from ..bot import check_spec
 
-    load_plugins(config.plugins)
+    load_plugins(runner_plugins(config))
+    deferred = config.isolate and bool(config.plugins)
     if config.format not in FORMATS:
         raise MatchError(f"unknown format {config.format!r}; formats: {', '.join(FORMATS)}")
-    spec = registry.variant(config.variant)  # OptionError listing the variants
+    try:
+        spec = registry.variant(config.variant)  # OptionError listing the variants
+    except OptionError as exc:
+        if not deferred:
+            raise
+        raise MatchError(
+            f"{exc}; under --isolate the --plugin modules are imported by the bots' own "
+            "processes only, so a variant of a plugin must be installed (a 'bones' entry "
+            "point)"
+        ) from None
     if config.players not in spec.players:
         allowed = ", ".join(map(str, spec.players))
         raise MatchError(f"{spec.name} is played by {allowed} players, not {config.players}")
@@ -533,7 +573,12 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
     if k < 2:
         raise MatchError(f"a match takes at least 2 bots; got {k}")
     for text in config.bots:
-        bspec = check_spec(text)  # OptionError: the grammar, the known bots, the options
+        try:
+            bspec = check_spec(text)  # OptionError: the grammar, the known bots, the options
+        except OptionError:
+            if deferred:  # maybe a bot of a --plugin module, which only its own process
+                continue  # imports: its handshake checks it (runner.check_external)
+            raise
         if not bspec.supports(spec.name):
             raise MatchError(
                 f"bot {bspec.name!r} does not play {spec.name} (rule family {spec.base}); "
