@@ -209,8 +209,7 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
         if bot.info is not None and not bot.info.supports(variant):
             plays = ", ".join(bot.info.variants or ()) or "none"
             raise MatchError(
-                f"bot {spec!r} ({bot.info.name}) does not play {variant}; "
-                f"its hello lists: {plays}"
+                f"bot {spec!r} ({bot.info.name}) does not play {variant}; its hello lists: {plays}"
             )
     return {spec: bot.info.name for spec, bot in bots.items() if bot.info is not None}
 
