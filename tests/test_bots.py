@@ -185,7 +185,14 @@ def test_broken_bot_plugin_is_reported_and_skipped(fresh_registry, plugin, error
     assert bot_spec("greedy").factory is Greedy
     info = by_name(bones.plugins(), "bad")
     assert info["error"] == error and info["bots"] == []
-    assert bones.variants() == ["block", "draw", "kozel", "multiplayer", "straight"]
+    assert bones.variants() == [
+        "block",
+        "draw",
+        "fives-and-threes",
+        "kozel",
+        "multiplayer",
+        "straight",
+    ]
 
 
 def test_both_hooks_in_one_plugin(fresh_registry):

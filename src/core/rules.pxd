@@ -29,6 +29,10 @@ ctypedef struct Rules:
     uint8_t spinner              # Spinner
     uint8_t sides_first          # spinner arms open only once both sides are covered
     uint8_t count_scoring        # All Fives: score the layout count after every placement
+    uint8_t threes               # count_rule fives_and_threes: count/5 and count/3 both score
+    uint8_t out_point            # hand_award one_point: going out scores 1 with the last tile
+    uint8_t both_out             # partnership_out both_partners: a side is out once all are
+    uint8_t slow_count           # threes or out_point: apply_move scores through score_count
     uint8_t merge_equal_ends     # ends with equal numbers give one move (no per-move score)
     uint8_t draws                # a boneyard exists and is drawn from
     uint8_t reserve              # boneyard tiles that may never be drawn
