@@ -65,7 +65,7 @@ def test_variants_unknown(capsys):
     assert main(["variants", "chess"]) == 2
     assert error_line(capsys) == (
         "bones: error: unknown variant 'chess'; known variants: "
-        "block, draw, kozel, multiplayer, straight"
+        "block, draw, fives-and-threes, kozel, multiplayer, straight"
     )
 
 
@@ -106,7 +106,8 @@ def test_plugins_shows_broken(capsys, fresh_registry):
     [
         (
             ["bench", "--variant", "chess"],
-            "unknown variant 'chess'; known variants: block, draw, kozel, multiplayer, straight",
+            "unknown variant 'chess'; known variants: block, draw, fives-and-threes, kozel, "
+            "multiplayer, straight",
         ),
         (
             ["bench", "--variant", "block", "--players", "3"],

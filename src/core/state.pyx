@@ -337,18 +337,21 @@ cdef int count_points(const Rules* r, int count) noexcept nogil:
     return points
 
 
+cdef bint side_empty(const State* s, int seat) noexcept nogil:
+    """Whether every seat of seat's side has placed its last tile."""
+    cdef int i, side = s.r.side_of[seat]
+    for i in range(s.r.players):
+        if s.r.side_of[i] == side and s.hand[i]:
+            return False
+    return True
+
+
 cdef int chip_point(const State* s, int seat) noexcept nogil:
     """hand_award one_point: 1 when seat's last placement took its side out (seat's hand
     is empty and, with partnership_out both_partners, its partners' hands too), else 0."""
-    cdef int i, side
     if not s.r.out_point or s.hand[seat]:
         return 0
-    if s.r.both_out:
-        side = s.r.side_of[seat]
-        for i in range(s.r.players):
-            if s.r.side_of[i] == side and s.hand[i]:
-                return 0
-    return 1
+    return not s.r.both_out or side_empty(s, seat)
 
 
 cdef void score_count(State* s, int seat, int count, uint32_t move) noexcept nogil:
@@ -463,15 +466,6 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
             add_points(s, seat, c)
     s.to_move = next_seat(s, seat)
     p.chain_seat = s.to_move
-
-
-cdef bint side_empty(const State* s, int seat) noexcept nogil:
-    """Whether every seat of seat's side has placed its last tile."""
-    cdef int i, side = s.r.side_of[seat]
-    for i in range(s.r.players):
-        if s.r.side_of[i] == side and s.hand[i]:
-            return False
-    return True
 
 
 cdef void finish_move(State* s) noexcept nogil:
