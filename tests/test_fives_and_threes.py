@@ -298,3 +298,39 @@ def test_the_cli_plays_a_match(tmp_path) -> None:
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
     assert "greedy" in out and "random" in out
+
+
+def test_a_python_scorer_with_the_going_out_point_agrees(fresh_registry) -> None:
+    """The same rules with the count scored by a Python move_scorer: the Round (which
+    calls the scorer itself) and the searches' copies (the core's hook) add the point for
+    going out as the built-in variant does."""
+    slow = bones.variant(V).with_defaults(
+        "f3-py", move_scorer=lambda layout, move, count: f3(count)
+    )
+
+    class Plugin:
+        @hookimpl
+        def register_variants(self, register):
+            register(slow)
+
+    get_plugin_manager().register(Plugin(), name="f3-py-plugin")
+    fresh_registry.reset(plugins=False)
+    for players in (2, 4):
+        for seed in range(6):
+            fast = bones.Round.deal(V, players=players, seed=seed)
+            bots = [bones.make_bot("pimc:samples=4,time_ms=0", seed=s) for s in range(players)]
+            play_round(fast, bots)
+            moves = [str(e.move) for e in fast.events if e.kind == "play"]
+            python = bones.Round.deal("f3-py", players=players, seed=seed)
+            builtin = bones.Round.deal(V, players=players, seed=seed)
+            for move in moves:
+                seat = python.to_move
+                assert python.observation(seat).points_after(move) == builtin.observation(
+                    seat
+                ).points_after(move)
+                python.play(move)
+                builtin.play(move)
+            assert python.scores == fast.scores and python.result == fast.result
+        rnd = bones.Round.deal("f3-py", players=players, seed=1)
+        bots = [bones.make_bot("pimc:samples=4,time_ms=0", seed=s) for s in range(players)]
+        assert play_round(rnd, bots) == rnd.result

@@ -124,6 +124,7 @@ cdef void add_points(State* s, int seat, int points) noexcept nogil
 cdef int layout_count(const State* s) noexcept nogil
 cdef int count_points(const Rules* r, int count) noexcept nogil
 cdef int chip_point(const State* s, int seat) noexcept nogil
+cdef void score_count(State* s, int seat, int count, uint32_t move) noexcept nogil
 cdef uint32_t open_mask(const State* s) noexcept nogil
 cdef void outcome(const State* s, Outcome* out) noexcept nogil
 cdef int hand_value(const State* s, int seat) noexcept nogil

@@ -8,7 +8,7 @@ from bones.core.geometry cimport (
 )
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
-    FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
+    COUNT_FIVES, FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
     OPEN_DOUBLES, OPEN_RANDOM, SPINNER_ALL_DOUBLES, SPINNER_FIRST_DOUBLE, Rules,
 )
 from bones.core.tiles cimport (
@@ -451,17 +451,17 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     s.last_seat = seat
     c = layout_count(s)
     p.count = c
-    if s.r.count_scoring:
-        if s.r.slow_count:
-            score_count(s, seat, c, move)
-        elif c > 0 and c % 5 == 0:
+    if s.r.count_scoring == COUNT_FIVES:
+        if c > 0 and c % 5 == 0:
             if not s.r.muggins or move & CLAIM_BIT:
                 add_points(s, seat, c)
             else:
                 s.pending = c  # scaled once, by add_points when claimed
                 s.pending_side = s.r.side_of[seat]
+    elif s.r.count_scoring:  # COUNT_GENERAL: Fives and Threes, the point for going out
+        score_count(s, seat, c, move)
     elif s.r.scorer != NULL:  # a search's copy of rules whose variant scores in Python
-        c = s.r.scorer(s, c) + chip_point(s, seat)
+        c = s.r.scorer(s, c)  # the point for going out too (scorer.pyx's _hook)
         if c:
             add_points(s, seat, c)
     s.to_move = next_seat(s, seat)
