@@ -153,9 +153,10 @@ class Observation(SeatView):
         return svg_of(self)
 
     def points_after(self, move: Move | str) -> int:
-        """The points ``move`` would score for this seat's side now (the All Fives count
-        rule, or the variant's move_scorer; 0 where moves do not score).  Computed from
-        the public layout alone, once for all the legal moves."""
+        """The points ``move`` would score for this seat's side now (the count rule — All
+        Fives or Fives and Threes — or the variant's move_scorer, plus Fives and Threes'
+        point for going out; 0 where moves do not score).  Computed from public
+        information alone (the layout and the hand sizes), once for all the legal moves."""
         try:
             known = self._points
         except AttributeError:
@@ -166,6 +167,8 @@ class Observation(SeatView):
                 self.layout,
                 self.legal_moves,
                 self.scores[self.side],
+                self.hand_sizes,
+                self.seat,
             )
             known = self._points = dict(zip(self.legal_moves, scores, strict=True))
         if isinstance(move, str):
@@ -173,7 +176,14 @@ class Observation(SeatView):
         if move in known:
             return known[move]
         return points_after(
-            self.variant, self.players, self.options, self.layout, [move], self.scores[self.side]
+            self.variant,
+            self.players,
+            self.options,
+            self.layout,
+            [move],
+            self.scores[self.side],
+            self.hand_sizes,
+            self.seat,
         )[0]
 
     @property

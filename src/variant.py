@@ -396,7 +396,7 @@ BASE_OPTIONS: Mapping[str, Mapping[str, Domain]] = MappingProxyType(
                 "hand_size": _HAND,
                 "spinner_rule": _pick("first_double", "none", "all_doubles"),
                 "spinner_sides_first": _BOOL,
-                "boneyard_reserve": _RESERVE,
+                "boneyard_reserve": _pick(0, 1, 2, "all", required=True),
                 "may_draw_with_playable": _BOOL,
                 "first_leader": _pick("random", "highest_double", required=True),
                 "next_leader": _pick("dominoer", "last_bone", "rotate"),
@@ -409,6 +409,9 @@ BASE_OPTIONS: Mapping[str, Mapping[str, Domain]] = MappingProxyType(
                 "hand_penalty": _BOOL,
                 "muggins_claim": _BOOL,
                 "teams_with_4": _BOOL,
+                "count_rule": _pick("fives", "fives_and_threes"),
+                "hand_award": _pick("pips", "one_point"),
+                "partnership_out": _pick("first_partner", "both_partners"),
             }
         ),
         "multiplayer": MappingProxyType(

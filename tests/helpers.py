@@ -227,7 +227,7 @@ def lead_of(variant: str, hands: Sequence[str], **opts: object) -> tuple[int, se
 #: Every built-in variant with every player count it allows.
 CASES = [
     (name, players)
-    for name in ("straight", "multiplayer", "kozel", "block", "draw")
+    for name in ("straight", "multiplayer", "kozel", "block", "draw", "fives-and-threes")
     for players in bones.variant(name).players
 ]
 

@@ -189,6 +189,7 @@ def test_broken_bot_plugin_is_reported_and_skipped(fresh_registry, plugin, error
         "block",
         "chicken-foot",
         "draw",
+        "fives-and-threes",
         "kozel",
         "mexican-train",
         "multiplayer",

@@ -65,7 +65,7 @@ def test_variants_unknown(capsys):
     assert main(["variants", "chess"]) == 2
     assert error_line(capsys) == (
         "bones: error: unknown variant 'chess'; known variants: "
-        "block, chicken-foot, draw, kozel, mexican-train, multiplayer, straight"
+        "block, chicken-foot, draw, fives-and-threes, kozel, mexican-train, multiplayer, straight"
     )
 
 
@@ -106,7 +106,7 @@ def test_plugins_shows_broken(capsys, fresh_registry):
     [
         (
             ["bench", "--variant", "chess"],
-            "unknown variant 'chess'; known variants: block, chicken-foot, draw, kozel, "
+            "unknown variant 'chess'; known variants: block, chicken-foot, draw, fives-and-threes, kozel, "
             "mexican-train, multiplayer, straight",
         ),
         (

@@ -105,12 +105,14 @@ def bullet(text: str, key: str) -> str:
 
 def test_every_builtin_variant_is_described():
     names = {v["name"] for v in variants_json()}
-    assert names == {"straight", "multiplayer", "kozel", "block", "draw"}
+    assert names == {"straight", "multiplayer", "kozel", "block", "draw", "fives-and-threes"}
     for name in names:
         section(rules_text(), name)
 
 
-@pytest.mark.parametrize("name", ["straight", "multiplayer", "kozel", "block", "draw"])
+@pytest.mark.parametrize(
+    "name", ["straight", "multiplayer", "kozel", "block", "draw", "fives-and-threes"]
+)
 def test_every_option_is_described_with_its_default_and_choices(name):
     info = {v["name"]: v for v in variants_json()}[name]
     text = section(rules_text(), name)

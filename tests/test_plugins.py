@@ -58,7 +58,14 @@ def test_builtin_plugin_is_a_plugin(fresh_registry):
     info = by_name(bones.plugins(), BUILTIN)
     assert info["source"] == "builtin"
     assert info["hooks"] == ["register_variants"]
-    assert info["variants"] == ["straight", "multiplayer", "kozel", "block", "draw"]
+    assert info["variants"] == [
+        "straight",
+        "multiplayer",
+        "kozel",
+        "block",
+        "draw",
+        "fives-and-threes",
+    ]
     assert info["error"] is None
     assert get_plugin_manager().get_plugin(BUILTIN) is sys.modules[BUILTIN]
 
@@ -86,7 +93,7 @@ class FivesAndThrees:
     def register_variants(self, register):
         register(
             bones.variant("straight").with_defaults(
-                "fives-and-threes",
+                "fives-and-threes-py",
                 description="Fives and Threes: multiples of 5 and 3 score, to 61",
                 move_scorer=fives_and_threes,
                 target=61,
@@ -96,22 +103,22 @@ class FivesAndThrees:
 
 
 def test_register_plugin_object(fresh_registry):
-    get_plugin_manager().register(FivesAndThrees(), name="fives-and-threes-plugin")
+    get_plugin_manager().register(FivesAndThrees(), name="fives-and-threes-py-plugin")
     fresh_registry.reset(plugins=False)
-    assert "fives-and-threes" in bones.variants()
-    v = bones.variant("fives-and-threes")
-    assert v.plugin == "fives-and-threes-plugin"
+    assert "fives-and-threes-py" in bones.variants()
+    v = bones.variant("fives-and-threes-py")
+    assert v.plugin == "fives-and-threes-py-plugin"
     assert v.base == "straight" and v.move_scorer is fives_and_threes
     assert v.resolve(2)["target"] == 61 and v.resolve(2)["hand_size"] == 9
-    info = by_name(bones.plugins(), "fives-and-threes-plugin")
+    info = by_name(bones.plugins(), "fives-and-threes-py-plugin")
     assert info["source"] == "registered"
     assert info["hooks"] == ["register_variants"]
-    assert info["variants"] == ["fives-and-threes"]
+    assert info["variants"] == ["fives-and-threes-py"]
     assert info["module"].endswith("FivesAndThrees")
     # the built-ins are untouched
     assert bones.variant("straight").move_scorer is None
     fresh_registry.reset()
-    assert "fives-and-threes" not in bones.variants()
+    assert "fives-and-threes-py" not in bones.variants()
 
 
 # -- broken plugins are reported and skipped -------------------------------------------------
@@ -163,6 +170,7 @@ def test_bad_registration_is_reported_and_skipped(fresh_registry, plugin, error)
         "block",
         "chicken-foot",
         "draw",
+        "fives-and-threes",
         "kozel",
         "mexican-train",
         "multiplayer",
@@ -193,7 +201,7 @@ def test_duplicate_between_third_party_plugins(fresh_registry):
     fresh_registry.reset(plugins=False)
     with pytest.warns(PluginWarning):
         assert bones.variant("same-name").plugin == "first"
-    assert "fives-and-threes" in bones.variants()
+    assert "fives-and-threes-py" in bones.variants()
     assert by_name(bones.plugins(), "third")["error"] == (
         "OptionError: variant 'same-name' is registered by both 'first' and 'third'"
     )
@@ -205,7 +213,7 @@ def test_unknown_hook_is_listed(fresh_registry):
     info = by_name(bones.plugins(), "typo")
     assert info["unknown_hooks"] == ["register_variant"]
     assert info["error"] is None
-    assert len(bones.variants()) == 7
+    assert len(bones.variants()) == 8
 
 
 # -- entry points (the real importlib.metadata path) -----------------------------------------
@@ -236,15 +244,15 @@ def site(tmp_path, monkeypatch, fresh_registry):
 
 def test_example_plugin_found_through_entry_point(site):
     fake_dist(site, "bones-example-plugin", {"example": "bones_example_plugin"})
-    assert "muggins" in bones.variants() and "fives-and-threes" in bones.variants()
+    assert "muggins" in bones.variants() and "fives-and-threes-py" in bones.variants()
     muggins = bones.variant("muggins")
     assert muggins.plugin == "example"
     assert muggins.resolve(2)["spinner_rule"] == "none"
-    assert bones.variant("fives-and-threes").move_scorer(None, None, 15) == 8
+    assert bones.variant("fives-and-threes-py").move_scorer(None, None, 15) == 8
     info = by_name(bones.plugins(), "example")
     assert info["source"] == "entry point"
     assert (info["dist"], info["version"]) == ("bones-example-plugin", "0.1.0")
-    assert info["variants"] == ["muggins", "fives-and-threes"]
+    assert info["variants"] == ["muggins", "fives-and-threes-py"]
     assert info["module"] == "bones_example_plugin"
 
 
@@ -276,7 +284,7 @@ def test_entry_point_with_bad_hook_signature(site):
     )
     fake_dist(site, "bones-bad-signature", {"badsig": "bones_bad_signature"})
     with pytest.warns(PluginWarning, match="'badsig' skipped: PluginValidationError"):
-        assert len(bones.variants()) == 7
+        assert len(bones.variants()) == 8
     assert get_plugin_manager().get_plugin("badsig") is None
     sys.modules.pop("bones_bad_signature", None)
 

@@ -40,11 +40,23 @@ def round5(n: int) -> int:
 def reserve_of(variant: str, players: int) -> int:
     """Stock tiles that may never be drawn (RULES.md §2.5, §3.5; block never draws)."""
     opts = bones.variant(variant).resolve(players)
-    return int(opts.get("boneyard_reserve", opts.get("stock_reserve", 0)))
+    reserve = opts.get("boneyard_reserve", opts.get("stock_reserve", 0))
+    return 28 if reserve == "all" else int(reserve)  # all: the boneyard is out of play
 
 
 def hand_set(r: Round, seat: int) -> set[str]:
     return {str(t) for t in r.hand(seat)}
+
+
+F3 = "fives-and-threes"
+
+
+def fives_and_threes(count: int) -> int:
+    """Fives and Threes (docs/rules.md): count/5 for a multiple of 5 plus count/3 for a
+    multiple of 3."""
+    if count <= 0:
+        return 0
+    return (count // 5 if count % 5 == 0 else 0) + (count // 3 if count % 3 == 0 else 0)
 
 
 def kozel_value(hand: set[str]) -> int:
@@ -108,6 +120,7 @@ class Checker:
         r = self.r
         seat = r.to_move
         before_hands = [hand_set(r, s) for s in range(self.players)]
+        before_score = r.scores[r.side_of(seat)]
         stock = r.stock_size
         n_events = len(r.events)
         n_layout = len(r.layout)
@@ -121,7 +134,14 @@ class Checker:
             assert play.count == r.count
             c = play.count
             assert play.points == (c if c > 0 and c % 5 == 0 else 0)
-        assert play.points % 5 == 0
+        if self.variant == F3:  # count/5 + count/3, 1 for taking the side out, exact 61
+            assert play.count == r.count
+            side = r.sides[r.side_of(seat)]
+            out = all(len(before_hands[s]) == (len(placed) if s == seat else 0) for s in side)
+            points = fives_and_threes(play.count) + out
+            assert play.points == (0 if before_score + points > 61 else points)
+        else:
+            assert play.points % 5 == 0
         hands_after_play = [set(h) for h in before_hands]
         hands_after_play[seat] -= set(placed)
         if r.is_over and r.result.reason in ("out", "target"):
@@ -175,12 +195,17 @@ class Checker:
         numbers = {n for _, n in r.ends}
         if res.reason == "out":
             assert not hands[res.last_seat]
+            if self.variant == F3:  # both partners out
+                assert not any(hands[s] for s in sides[r.side_of(res.last_seat)])
         elif res.reason == "blocked":
             assert r.stock_size <= self.reserve
             assert all(playable(h, numbers) == [] for h in hands)
-            assert all(hands)
+            if self.variant == F3:  # one partner may be out, never a whole side
+                assert all(any(hands[s] for s in side) for side in sides)
+            else:
+                assert all(hands)
         else:
-            assert res.reason == "target" and self.variant == "straight"
+            assert res.reason == "target" and self.variant in ("straight", F3)
         winner = r.side_of(res.last_seat)
         ns = len(sides)
         if self.variant == "kozel":
@@ -207,6 +232,9 @@ class Checker:
                     for i in mins:
                         points[i] = round5(values[third]) // 2 // 5 * 5
             assert res.winners == winners and list(res.points) == points
+        elif self.variant == F3:  # the point for going out was scored with the last tile
+            assert res.winners == ((winner,) if res.reason == "out" else ())
+            assert list(res.points) == points
         elif self.variant == "multiplayer":  # §3.6
             if res.reason == "out":
                 assert res.winners == (winner,)
@@ -332,7 +360,8 @@ def test_deal_is_a_deal(variant, players):
         r = Round.deal(variant, players=players, seed=seed)
         size = opts["hand_size"]
         assert r.hand_sizes == (size,) * players
-        expected_stock = 0 if variant == "block" else 28 - size * players
+        # block and Fives and Threes never draw: the undealt tiles are out of play
+        expected_stock = 0 if variant in ("block", F3) else 28 - size * players
         assert r.stock_size == expected_stock
         assert not r.layout and not r.events and not r.is_over
         assert Round.deal(variant, players=players, seed=seed).to_msgpack() == r.to_msgpack()

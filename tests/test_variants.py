@@ -41,6 +41,9 @@ EXPECTED = {
             "hand_penalty": (False, True),
             "muggins_claim": (False, True),
             "teams_with_4": (True, False),
+            "count_rule": ("fives", "fives_and_threes"),
+            "hand_award": ("pips", "one_point"),
+            "partnership_out": ("first_partner", "both_partners"),
         },
     },
     "multiplayer": {
@@ -107,6 +110,26 @@ EXPECTED = {
             "target": (100, FREE),
         },
     },
+    "fives-and-threes": {
+        "base": "straight",
+        "players": (2, 3, 4),
+        "description": (
+            "Fives and Threes: the British pub game, multiples of 5 and 3 at the ends, to 61"
+        ),
+        "options": {
+            "hand_size": ({2: 7, 3: 5, 4: 5}, FREE),
+            "count_rule": ("fives_and_threes",),
+            "spinner_rule": ("none",),
+            "boneyard_reserve": ("all",),
+            "first_leader": ("random", "highest_double"),
+            "next_leader": ("rotate",),
+            "hand_award": ("one_point",),
+            "partnership_out": ("both_partners", "first_partner"),
+            "target": (61, FREE),
+            "exact_target": (True, False),
+            "teams_with_4": (True, False),
+        },
+    },
 }
 
 
@@ -115,6 +138,7 @@ def test_builtin_names():
         "block",
         "chicken-foot",
         "draw",
+        "fives-and-threes",
         "kozel",
         "mexican-train",
         "multiplayer",
@@ -246,7 +270,7 @@ def test_unknown_variant_lists_known_names():
     with pytest.raises(OptionError) as info:
         bones.variant("fives")
     assert str(info.value) == (
-        "unknown variant 'fives'; known variants: block, chicken-foot, draw, kozel, "
+        "unknown variant 'fives'; known variants: block, chicken-foot, draw, fives-and-threes, kozel, "
         "mexican-train, multiplayer, straight"
     )
 

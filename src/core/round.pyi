@@ -136,4 +136,6 @@ def points_after(
     layout: Iterable[Move | str],
     moves: Iterable[Move | str],
     side_score: int = 0,
+    hand_sizes: Sequence[int] | None = None,
+    seat: int | None = None,
 ) -> list[int]: ...

@@ -42,8 +42,8 @@ from bones.core.tensor cimport returns_of, spec_of
 from bones.core.state cimport (
     CLAIM_BIT, KIND_DOUBLE_DOUBLE, KIND_DRAW, KIND_MUGGINS, KIND_PASS, MAX_PLIES, PLAYING, Outcome,
     Ply, State, kind_of,
-    add_points, apply_move, deal_random, find_move, finish_move, header_size, lay, layout_count,
-    opening, outcome, play, played_size, state_init, undo,
+    add_points, apply_move, chip_point, count_points, deal_random, find_move, finish_move,
+    header_size, lay, layout_count, opening, outcome, play, played_size, state_init, undo,
 )
 from bones.core.tiles cimport (
     ALL_TILES, mask_pips, popcount, tile_at, tiles_of_mask, to_mask, to_tile_index,
@@ -499,7 +499,7 @@ cdef class Round:
         p = &self.st.plies[self.st.n_plies - 1]
         if kind_of(code) <= KIND_DOUBLE_DOUBLE:
             try:
-                points = self._python_points(code, p.count)
+                points = self._python_points(code, p.count) + chip_point(self.st, p.seat)
             except BaseException:
                 undo(self.st)  # the move is not finished: no forced events to unmake
                 self._forget_events(self.st.n_plies)
@@ -1102,22 +1102,38 @@ def layout_geometry(str variant not None, int players, dict options not None, la
 
 
 def points_after(str variant not None, int players, dict options not None, layout, moves,
-                 side_score=0):
+                 side_score=0, hand_sizes=None, seat=None):
     """The points each of ``moves`` would score for its side on the public ``layout`` (a
     sequence of placements), under ``variant`` with ``options``: what a bot may compute
     from its observation.  The layout is rebuilt once for all the moves.  ``side_score``
-    matters only with ``exact_target``."""
+    matters only with ``exact_target``.  ``hand_sizes`` (every seat's tiles before the
+    move, public) and the mover's ``seat`` matter only with ``hand_award="one_point"``:
+    a move that takes the mover's side out adds its point (without them, none does)."""
     cdef CompiledRules rules = compile_rules(variant, players, options)
     cdef State pub
     cdef State work
     cdef uint32_t hands[4]
     cdef int32_t sc[4]
-    cdef int i, score
+    cdef int i, score, chip, mover = -1, left = -1
+    cdef uint32_t code
     cdef size_t header = header_size(&pub)
     side_score = _as_int(side_score, "side_score")
     if not -MAX_SCORE <= side_score <= MAX_SCORE:
         raise ValueError(f"side_score {side_score} is out of range (at most {MAX_SCORE:_})")
     score = side_score
+    if hand_sizes is not None or seat is not None:
+        if hand_sizes is None or seat is None:
+            raise ValueError("points_after: give hand_sizes and seat together")
+        sizes = [_as_int(n, "hand_sizes", i) for i, n in enumerate(hand_sizes)]
+        if len(sizes) != rules.c.players or any(not 0 <= n <= 28 for n in sizes):
+            raise ValueError(f"hand_sizes must be {rules.c.players} counts from 0 to 28; "
+                             f"got {sizes!r}")
+        mover = _seat_arg(seat, rules.c.players, "seat")
+        left = sizes[mover]
+        if rules.c.both_out and any(
+                sizes[i] for i in range(rules.c.players)
+                if i != mover and rules.c.side_of[i] == rules.c.side_of[mover]):
+            left = -1  # a partner still holds tiles: going out does not end the side
     layout = tuple(layout)
     for i in range(4):
         hands[i] = 0
@@ -1129,12 +1145,15 @@ def points_after(str variant not None, int players, dict options not None, layou
     out = []
     for move in moves:
         memcpy(&work, &pub, header)  # lay() keeps no undo record: the position is enough
-        out.append(_points_one(rules, &work, move_code(move), layout, score))
+        code = move_code(move)
+        chip = rules.c.out_point and kind_of(code) <= KIND_DOUBLE_DOUBLE and left == (
+            2 if kind_of(code) == KIND_DOUBLE_DOUBLE else 1)
+        out.append(_points_one(rules, &work, code, layout, score, chip))
     return out
 
 
 cdef int _points_one(CompiledRules rules, State* s, uint32_t code, tuple layout,
-                     int side_score) except? -1:
+                     int side_score, int chip) except? -1:
     """What the round would add to the mover's side for code (add_points: the count or
     the move_scorer's value, then score_scale and exact_target)."""
     cdef int count
@@ -1147,9 +1166,11 @@ cdef int _points_one(CompiledRules rules, State* s, uint32_t code, tuple layout,
     else:
         count = layout_count(s)
         if rules.c.muggins and not code & CLAIM_BIT:
-            return 0
+            count = 0  # unclaimed: only the point for going out, if any
     if rules.c.python_scorer:
-        return _scaled(rules, call_scorer(rules, layout, move_of(code), count), side_score)
-    if not rules.c.count_scoring or count <= 0 or count % 5:
+        return _scaled(rules, call_scorer(rules, layout, move_of(code), count) + chip,
+                       side_score)
+    if not rules.c.count_scoring:
         return 0
-    return _scaled(rules, count, side_score)
+    count = count_points(&rules.c, count) + chip
+    return _scaled(rules, count, side_score) if count else 0

@@ -15,6 +15,11 @@ cdef enum Spinner:
     SPINNER_FIRST_DOUBLE = 1
     SPINNER_ALL_DOUBLES = 2
 
+cdef enum CountScoring:
+    COUNT_NONE = 0               # no per-move score (or a Python move_scorer)
+    COUNT_FIVES = 1              # All Fives: a multiple of five scores itself
+    COUNT_GENERAL = 2            # count_rule or hand_award not All Fives': score_count
+
 cdef enum Opening:
     OPEN_GIVEN = 0               # seat 0 (or the given leader) leads any tile
     OPEN_RANDOM = 1              # a seat drawn from the round's RNG leads any tile
@@ -28,7 +33,7 @@ ctypedef struct Rules:
     uint8_t side_of[4]           # seat -> side
     uint8_t spinner              # Spinner
     uint8_t sides_first          # spinner arms open only once both sides are covered
-    uint8_t count_scoring        # All Fives: score the layout count after every placement
+    uint8_t count_scoring        # CountScoring: score the layout count after every placement
     uint8_t merge_equal_ends     # ends with equal numbers give one move (no per-move score)
     uint8_t draws                # a boneyard exists and is drawn from
     uint8_t reserve              # boneyard tiles that may never be drawn
@@ -60,6 +65,10 @@ ctypedef struct Rules:
     uint8_t early_end            # structural_fish or end_when_closed: finish_move checks
     int (*scorer)(const void* state, int count) noexcept nogil  # a PythonScorer's call, or NULL
     void* scorer_ctx             # the PythonScorer that scorer reads (borrowed; it owns this copy)
+    # Fives and Threes (after the All Fives fields, whose offsets the hot loops know)
+    uint8_t threes               # count_rule fives_and_threes: count/5 and count/3 both score
+    uint8_t out_point            # hand_award one_point: going out scores 1 with the last tile
+    uint8_t both_out             # partnership_out both_partners: a side is out once all are
 
 
 cdef class CompiledRules:

@@ -121,13 +121,28 @@ cdef void _fill(Rules* r, str base, int players, dict o, bint python_scorer) exc
         r.side_of[seat] = (seat % 2) if teams else seat
     r.spinner = _SPINNERS[o.get("spinner_rule", "none")]
     r.sides_first = o.get("spinner_sides_first", True)
-    r.count_scoring = r.family == FAMILY_STRAIGHT and not python_scorer
+    r.count_scoring = COUNT_FIVES if r.family == FAMILY_STRAIGHT and not python_scorer \
+        else COUNT_NONE
     r.python_scorer = python_scorer
+    straight = r.family == FAMILY_STRAIGHT
+    r.threes = straight and o.get("count_rule", "fives") == "fives_and_threes"
+    r.out_point = straight and o.get("hand_award", "pips") == "one_point"
+    r.both_out = straight and r.n_sides < players \
+        and o.get("partnership_out", "first_partner") == "both_partners"
+    if r.count_scoring and (r.threes or r.out_point):
+        r.count_scoring = COUNT_GENERAL  # apply_move's All Fives branch stays as it was
+    if r.threes and o.get("score_scale", 1) != 1:
+        raise OptionError("count_rule 'fives_and_threes' scores points, not pips: "
+                          "score_scale must be 1")
     r.muggins = r.count_scoring and o.get("muggins_claim", False)
     r.merge_equal_ends = r.family != FAMILY_STRAIGHT
     r.draws = r.family != FAMILY_BLOCK
     if r.family == FAMILY_STRAIGHT:
-        r.reserve = o["boneyard_reserve"]
+        if o["boneyard_reserve"] == "all":  # Fives and Threes: the boneyard is out of play
+            r.draws = 0
+            r.reserve = 0
+        else:
+            r.reserve = o["boneyard_reserve"]
     elif r.family in (FAMILY_MULTIPLAYER, FAMILY_DRAW):
         r.reserve = o["stock_reserve"]
     else:

@@ -956,8 +956,10 @@ cdef class DealSampler:
         d.to_move = 0 if obs.to_move is None else obs.to_move
         if obs.to_move is not None:
             d.status = PLAYING
-        elif any(x == 0 for x in obs.hand_sizes):
-            d.status = OVER_OUT
+        elif any(obs.hand_sizes[i] == 0 and not (rules.c.both_out and any(
+                obs.hand_sizes[j] for j in range(players)
+                if rules.c.side_of[j] == rules.c.side_of[i])) for i in range(players)):
+            d.status = OVER_OUT  # partnership_out both_partners: a whole side is out
         elif rules.c.target > 0 and rules.c.target_immediate and any(
                 x >= rules.c.target for x in obs.scores):
             d.status = OVER_TARGET

@@ -12,7 +12,7 @@ raised by ``check`` once the loop is done; after it every call scores 0.
 from cpython.number cimport PyIndex_Check, PyNumber_Index
 
 from bones.core.moves cimport move_of
-from bones.core.state cimport KIND_DOUBLE_DOUBLE, State, kind_of
+from bones.core.state cimport KIND_DOUBLE_DOUBLE, State, chip_point, kind_of
 
 from bones.errors import BonesError
 
@@ -71,8 +71,11 @@ cdef int _points(const State* s, int count) noexcept:
 
 
 cdef int _hook(const void* state, int count) noexcept nogil:
+    cdef const State* s = <const State*>state
+    cdef int points
     with gil:
-        return _points(<const State*>state, count)
+        points = _points(s, count)
+    return points + chip_point(s, s.plies[s.n_plies - 1].seat)
 
 
 cdef class PythonScorer:

@@ -78,7 +78,7 @@ ctypedef struct State:
     int8_t last_seat             # seat that placed the last tile, -1 before the lead
     uint8_t status               # Status
     int32_t score[4]             # per side: game score before the round + points since
-    int16_t pending              # muggins_claim: a count its maker did not claim (unscaled)
+    int16_t pending              # muggins_claim: unclaimed points of a count (unscaled)
     int8_t pending_side          # the side that failed to claim them
     uint32_t hand0[4]            # the deal, for serialisation and replays
     int32_t score0[4]            # scores at the deal
@@ -122,6 +122,9 @@ cdef void finish_move(State* s) noexcept nogil
 cdef void undo(State* s) noexcept nogil
 cdef void add_points(State* s, int seat, int points) noexcept nogil
 cdef int layout_count(const State* s) noexcept nogil
+cdef int count_points(const Rules* r, int count) noexcept nogil
+cdef int chip_point(const State* s, int seat) noexcept nogil
+cdef void score_count(State* s, int seat, int count, uint32_t move) noexcept nogil
 cdef uint32_t open_mask(const State* s) noexcept nogil
 cdef void outcome(const State* s, Outcome* out) noexcept nogil
 cdef int hand_value(const State* s, int seat) noexcept nogil

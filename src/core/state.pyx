@@ -8,7 +8,7 @@ from bones.core.geometry cimport (
 )
 from bones.core.rng cimport rng_below
 from bones.core.rules cimport (
-    FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
+    COUNT_FIVES, FAMILY_BLOCK, FAMILY_DRAW, FAMILY_KOZEL, FAMILY_MULTIPLAYER, FAMILY_STRAIGHT,
     OPEN_DOUBLES, OPEN_RANDOM, SPINNER_ALL_DOUBLES, SPINNER_FIRST_DOUBLE, Rules,
 )
 from bones.core.tiles cimport (
@@ -118,7 +118,7 @@ cdef int add_claims(State* s, int n) noexcept nogil:
     cdef int i, c, total = n
     for i in range(n):
         c = peek_count(s, s.moves[i])
-        if c > 0 and c % 5 == 0:
+        if count_points(s.r, c) > 0:
             s.moves[total] = s.moves[i] | CLAIM_BIT
             total += 1
     return total
@@ -323,6 +323,51 @@ cdef int layout_count(const State* s) noexcept nogil:
     return c
 
 
+cdef int count_points(const Rules* r, int count) noexcept nogil:
+    """What a layout count scores before score_scale: All Fives the count itself when it
+    is a multiple of five; Fives and Threes count/5 for a multiple of five plus count/3
+    for a multiple of three (15 scores 3 + 5 = 8)."""
+    cdef int points = 0
+    if count <= 0:
+        return 0
+    if count % 5 == 0:
+        points = count // 5 if r.threes else count
+    if r.threes and count % 3 == 0:
+        points += count // 3
+    return points
+
+
+cdef bint side_empty(const State* s, int seat) noexcept nogil:
+    """Whether every seat of seat's side has placed its last tile."""
+    cdef int i, side = s.r.side_of[seat]
+    for i in range(s.r.players):
+        if s.r.side_of[i] == side and s.hand[i]:
+            return False
+    return True
+
+
+cdef int chip_point(const State* s, int seat) noexcept nogil:
+    """hand_award one_point: 1 when seat's last placement took its side out (seat's hand
+    is empty and, with partnership_out both_partners, its partners' hands too), else 0."""
+    if not s.r.out_point or s.hand[seat]:
+        return 0
+    return not s.r.both_out or side_empty(s, seat)
+
+
+cdef void score_count(State* s, int seat, int count, uint32_t move) noexcept nogil:
+    """apply_move's scoring when count_rule or hand_award is not All Fives': the count's
+    points and the point for going out are one scoring event (exact_target voids both
+    together, as when a player pegs them at once)."""
+    cdef int points = count_points(s.r, count)
+    if points and s.r.muggins and not move & CLAIM_BIT:
+        s.pending = points  # scaled once, by add_points when claimed
+        s.pending_side = s.r.side_of[seat]
+        points = 0
+    points += chip_point(s, seat)
+    if points:
+        add_points(s, seat, points)
+
+
 cdef void add_points(State* s, int seat, int points) noexcept nogil:
     """Score points for seat's side on the last ply, applying score_scale, exact_target and
     the immediate target check."""
@@ -406,15 +451,17 @@ cdef void apply_move(State* s, uint32_t move) noexcept nogil:
     s.last_seat = seat
     c = layout_count(s)
     p.count = c
-    if s.r.count_scoring:
+    if s.r.count_scoring == COUNT_FIVES:
         if c > 0 and c % 5 == 0:
             if not s.r.muggins or move & CLAIM_BIT:
                 add_points(s, seat, c)
             else:
                 s.pending = c  # scaled once, by add_points when claimed
                 s.pending_side = s.r.side_of[seat]
+    elif s.r.count_scoring:  # COUNT_GENERAL: Fives and Threes, the point for going out
+        score_count(s, seat, c, move)
     elif s.r.scorer != NULL:  # a search's copy of rules whose variant scores in Python
-        c = s.r.scorer(s, c)
+        c = s.r.scorer(s, c)  # the point for going out too (scorer.pyx's _hook)
         if c:
             add_points(s, seat, c)
     s.to_move = next_seat(s, seat)
@@ -428,7 +475,8 @@ cdef void finish_move(State* s) noexcept nogil:
     cdef int seat
     if s.status == PLAYING and kind_of(p.move) <= KIND_DOUBLE_DOUBLE:
         if s.hand[p.seat] == 0:
-            s.status = OVER_OUT
+            if not s.r.both_out or side_empty(s, p.seat):
+                s.status = OVER_OUT
         elif s.r.early_end:
             if s.r.structural_fish and (ALL_TILES & ~s.table & open_mask(s)) == 0:
                 s.status = OVER_BLOCKED
@@ -730,6 +778,12 @@ cdef void outcome(const State* s, Outcome* out) noexcept nogil:
         for x in range(n):
             if out.winners and not (out.winners >> x & 1):
                 out.points[x] = out.values[x]
+        return
+    if r.out_point:
+        # hand_award one_point: the point for going out was scored with the last tile;
+        # a blocked hand scores nothing and has no winner.
+        if s.status == OVER_OUT:
+            out.winners = 1 << r.side_of[s.last_seat]
         return
     if s.status == OVER_OUT:
         w = r.side_of[s.last_seat]

@@ -16,7 +16,15 @@ from .hookspecs import hookimpl
 TABLE_WIDTH = 8
 TABLE_HEIGHT = 5
 
-__all__ = ["BLOCK", "BUILTIN_VARIANTS", "DRAW", "KOZEL", "MULTIPLAYER", "STRAIGHT"]
+__all__ = [
+    "BLOCK",
+    "BUILTIN_VARIANTS",
+    "DRAW",
+    "FIVES_AND_THREES",
+    "KOZEL",
+    "MULTIPLAYER",
+    "STRAIGHT",
+]
 
 
 def _choice(name: str, choices: tuple[Any, ...], doc: str, source: str) -> Option:
@@ -155,6 +163,27 @@ STRAIGHT = Variant(
             (True, False),
             "With 4 players, fixed partnerships (seats 0+2 vs 1+3); otherwise each for himself",
             "[SD],[P-AF]",
+        ),
+        _choice(
+            "count_rule",
+            ("fives", "fives_and_threes"),
+            "A count scores itself when a multiple of 5, or count/5 plus count/3 "
+            "(Fives and Threes; needs score_scale 1)",
+            "[P-AF]; [P-F3]",
+        ),
+        _choice(
+            "hand_award",
+            ("pips", "one_point"),
+            "Going out scores the others' pips (blocked_award for a block), or 1 point "
+            "with the last tile and nothing for a block (Fives and Threes)",
+            "[P-AF]; [P-F3]",
+        ),
+        _choice(
+            "partnership_out",
+            ("first_partner", "both_partners"),
+            "Partnerships: the hand ends when a player goes out, or when both partners "
+            "of a side have",
+            "[P-AF]; [P-F3]",
         ),
     ),
 )
@@ -427,12 +456,85 @@ DRAW = Variant(
     ),
 )
 
-#: The five built-in variants, in registration order.
-BUILTIN_VARIANTS = (STRAIGHT, MULTIPLAYER, KOZEL, BLOCK, DRAW)
+FIVES_AND_THREES = Variant(
+    name="fives-and-threes",
+    base="straight",
+    description="Fives and Threes: the British pub game, multiples of 5 and 3 at the ends, to 61",
+    players=(2, 3, 4),
+    options=_options(
+        _hand_size(
+            {2: 7, 3: 5, 4: 5},
+            "Tiles dealt to each player; the rest are out of play",
+            "[P-F3],[80G]; [TDL]",
+            presets={"pagat": {2: 7, 3: 5, 4: 5}, "teesdale": {2: 9, 4: 6}},
+        ),
+        _choice(
+            "count_rule",
+            ("fives_and_threes",),
+            "The count scores count/5 for a multiple of 5 plus count/3 for a multiple of 3",
+            "[P-F3],[80G],[TDL]",
+        ),
+        _choice(
+            "spinner_rule",
+            ("none",),
+            "No spinner: a double is laid crosswise and counts both halves while at an end",
+            "[P-F3],[ODG-F3]",
+        ),
+        _choice(
+            "boneyard_reserve",
+            ("all",),
+            "No drawing: the undealt tiles are out of play; a player who cannot play knocks",
+            "[P-F3],[80G]",
+        ),
+        _choice(
+            "first_leader",
+            ("random", "highest_double"),
+            "Leader of the first hand: chosen by lot, or the holder of the highest double "
+            "(who must lead it)",
+            "[P-F3],[80G]; [QC-F3]",
+        ),
+        _choice(
+            "next_leader",
+            ("rotate",),
+            "Leader of later hands: the turn to lead passes to the left",
+            "[P-F3],[80G]",
+        ),
+        _choice(
+            "hand_award",
+            ("one_point",),
+            "Going out (chipping out) scores 1 point with the last tile; a blocked hand "
+            "scores nothing",
+            "[P-F3],[80G],[ODG-F3]",
+        ),
+        _choice(
+            "partnership_out",
+            ("both_partners", "first_partner"),
+            "Partnerships: play goes on until both partners of a side are out, or ends when "
+            "the first player goes out",
+            "[P-F3],[80G]; [ODG-F3]",
+        ),
+        _free_int("target", 61, 1, "Game target (a cribbage board's 61 holes)", "[P-F3],[TDL]"),
+        _choice(
+            "exact_target",
+            (True, False),
+            "The target must be hit exactly; a scoring event that overshoots it is void",
+            "[P-F3],[80G],[TDL]; [ODG-F3]",
+        ),
+        _choice(
+            "teams_with_4",
+            (True, False),
+            "With 4 players, fixed partnerships (seats 0+2 vs 1+3); otherwise each for himself",
+            "[P-F3]; [80G]",
+        ),
+    ),
+)
+
+#: The built-in variants, in registration order.
+BUILTIN_VARIANTS = (STRAIGHT, MULTIPLAYER, KOZEL, BLOCK, DRAW, FIVES_AND_THREES)
 
 
 @hookimpl
 def register_variants(register: Callable[[Variant], None]) -> None:
-    """Register the five built-in variants."""
+    """Register the built-in variants."""
     for v in BUILTIN_VARIANTS:
         register(v)

@@ -31,8 +31,8 @@ def register_variants(register: Callable[[bones.Variant], None]) -> None:
     )
     register(
         straight.with_defaults(
-            "fives-and-threes",
-            description="Fives and Threes: multiples of 5 and of 3 score, to 61",
+            "fives-and-threes-py",
+            description="Fives and Threes' count by a Python move_scorer (the slow path)",
             players=(2, 3, 4),
             move_scorer=fives_and_threes,
             hand_size="pagat",
