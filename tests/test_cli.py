@@ -106,8 +106,8 @@ def test_plugins_shows_broken(capsys, fresh_registry):
     [
         (
             ["bench", "--variant", "chess"],
-            "unknown variant 'chess'; known variants: block, chicken-foot, draw, fives-and-threes, kozel, "
-            "mexican-train, multiplayer, straight",
+            "unknown variant 'chess'; known variants: block, chicken-foot, draw, "
+            "fives-and-threes, kozel, mexican-train, multiplayer, straight",
         ),
         (
             ["bench", "--variant", "block", "--players", "3"],

@@ -270,8 +270,8 @@ def test_unknown_variant_lists_known_names():
     with pytest.raises(OptionError) as info:
         bones.variant("fives")
     assert str(info.value) == (
-        "unknown variant 'fives'; known variants: block, chicken-foot, draw, fives-and-threes, kozel, "
-        "mexican-train, multiplayer, straight"
+        "unknown variant 'fives'; known variants: block, chicken-foot, draw, "
+        "fives-and-threes, kozel, mexican-train, multiplayer, straight"
     )
 
 
