@@ -278,7 +278,9 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 break
             finished, _ = cf.wait(in_flight, timeout=0.25, return_when=cf.FIRST_COMPLETED)
             broken = False
-            for fut in finished:
+            # by their games (wait's set has no order): with one worker the journal
+            # holds the games in the order they were played
+            for fut in sorted(finished, key=lambda f: in_flight[f][0]):
                 batch = in_flight.pop(fut)
                 try:
                     records = fut.result()
