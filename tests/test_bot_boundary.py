@@ -216,7 +216,11 @@ def test_an_isolated_plugin_bot_is_checked_by_its_own_process(tmp_path):
         bots=("t-marker-straight", "greedy"),
     )  # fmt: skip
     assert code == 2 and data is None
-    assert "bot 't-marker-straight' does not play draw; it plays: straight" in err, err
+    # the wording of every check made from a hello (docs/protocol.md pins it)
+    assert (
+        "bot 't-marker-straight' (t-marker-straight) does not play draw; its hello lists: straight"
+        in err
+    ), err
 
 
 def test_a_given_secret_can_stay_off_the_command_line(tmp_path, capsys):

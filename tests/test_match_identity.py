@@ -15,7 +15,7 @@ import pytest
 
 from bones.cli import main
 from bones.match.identity import bot_identity, differences, identities
-from bones.match.journal import JournalReader
+from bones.match.journal import JournalReader, encode_record
 from bones.match.report import format_table, summarize_journal
 from bones.match.runner import MatchConfig, MatchError, run_match
 
@@ -145,6 +145,39 @@ def test_changed_plugin_module_is_refused_then_continued_on_purpose(plugin_dir, 
     assert summarize_journal(journal)["bot_changes"] == resume["changed"]
 
 
+def test_an_isolated_plugin_bot_has_an_identity_the_runner_never_imports(plugin_dir, capsys):
+    """Under --isolate the runner does not import a --plugin module: its bot's identity
+    is the module's file, found without importing it, and the options the bot's hello
+    describes; the same as the identity the plugin's code gives in process, and a
+    changed module is refused on rerun."""
+    folder, name = plugin_dir
+    journal = str(folder / "iso.jsonl")
+    args = ["match", "idbot:seed=3", "greedy", "--plugin", name, "--games", "2", "--jobs", "1"]
+    code, _, err = run(capsys, *args, "--isolate", "--journal", journal)
+    assert code == 0, err
+    assert name not in sys.modules  # the runner found the file, never ran it
+    isolated = others(journal)[0]["bots"][0]
+    digest = isolated["files"][f"module {name}"]
+    assert isolated == {
+        "bot": "idbot", "plugin": name, "dist": None, "version": None,
+        "files": {f"module {name}": digest}, "options": {"seed": 3},
+    }  # fmt: skip
+    assert len(digest) == 64
+    (folder / f"{name}.py").write_text(PLUGIN.format(bot="idbot") + "# version 2\n")
+    code, out, err = run(capsys, *args, "--isolate", "--journal", journal, "--games", "4")
+    assert code == 2 and out == ""
+    assert f"bot 'idbot:seed=3': module {name} changed (sha256 {digest[:12]} -> " in err
+    assert game_count(journal) == 2 and name not in sys.modules
+    # the plugin's code in process (imported there) gives the same identity
+    code, _, err = run(capsys, *args, "--isolate", "--journal", str(folder / "iso2.jsonl"))
+    assert code == 0, err
+    isolated = others(folder / "iso2.jsonl")[0]["bots"][0]
+    assert isolated["files"][f"module {name}"] != digest
+    code, _, err = run(capsys, *args, "--journal", str(folder / "in.jsonl"))
+    assert code == 0, err
+    assert others(folder / "in.jsonl")[0]["bots"][0] == isolated
+
+
 def _dist(site: Path, version: str) -> None:
     for old in site.glob("my_bots-*.dist-info"):
         shutil.rmtree(old)
@@ -201,10 +234,13 @@ def test_a_journal_without_identity_is_continued_with_a_warning(tmp_path, capsys
     journal = tmp_path / "m.jsonl"
     args = ["match", "greedy", "random", "--journal", str(journal), "--jobs", "1"]
     assert run(capsys, *args, "--games", "2")[0] == 0
-    entries = lines(journal)
+    # the header as a bones that kept no identity wrote it; the game records are left
+    # byte for byte as the runner signed them (their MACs hold)
+    header, *games = journal.read_text().splitlines(keepends=True)
+    entry = json.loads(header)
     for key in ("bots", "python"):
-        del entries[0][key]
-    journal.write_text("".join(json.dumps(e) + "\n" for e in entries))
+        del entry[key]
+    journal.write_text(encode_record(entry) + "\n" + "".join(games))
     code, out, err = run(capsys, *args, "--games", "4")
     assert code == 0 and "Games: 4 of 4" in out
     assert "which did not record what its bots were: its 2 games are taken as played by" in err
@@ -297,8 +333,10 @@ def test_rerun_says_it_resumes(tmp_path, capsys):
 def test_incomplete_deal_pairs_are_labelled(tmp_path):
     path = tmp_path / "m.jsonl"
     run_match(MatchConfig(bots=("greedy", "random"), games=6), path, jobs=1, progress=False)
-    kept = lines(path)[:-1]  # the last game goes: its deal pair is incomplete
-    path.write_text("".join(json.dumps(e) + "\n" for e in kept))
+    # the last game goes, its deal pair is incomplete; the other lines are kept byte for
+    # byte (each game record's MAC is of its line as the runner wrote it)
+    kept = path.read_text().splitlines(keepends=True)[:-1]
+    path.write_text("".join(kept))
     text = format_table(summarize_journal(path))
     assert "(95%, 3 deal pairs, 1 of them incomplete)" in text
     assert "(2 complete deal pairs)" in text

@@ -557,6 +557,31 @@ def test_a_match_refuses_a_bot_whose_hello_leaves_out_the_variant(tmp_path, caps
         ext.ping()
 
 
+def test_a_registered_bot_is_refused_with_the_documented_line(tmp_path, capsys, fresh_registry):
+    """The line for a bot the runner knows (checked from its registration)."""
+    from bones.bot import BotSpec
+    from bones.cli import main
+    from bones.plugins import hookimpl
+    from bones.plugins.builtin_bots import Greedy
+    from bones.plugins.manager import get_plugin_manager
+
+    text = " ".join(section("Variants a bot does not play").split())
+    line = re.search(r"registration .*?before any process starts: `(bones: error: [^`]*)`", text)
+    assert line is not None, text
+
+    class DrawOnly:
+        @hookimpl
+        def register_bots(self, register):
+            register(BotSpec("mybot", Greedy, "draw only", variants=("draw",)))
+
+    get_plugin_manager().register(DrawOnly(), name="draw-only")
+    fresh_registry.reset(plugins=False)
+    path = tmp_path / "never.jsonl"
+    assert main(["match", "mybot", "greedy", "--games", "2", "--journal", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == line.group(1)
+    assert not path.exists()
+
+
 # ---------------------------------------------------------------------------------------
 # cmd: command lines
 

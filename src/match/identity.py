@@ -16,10 +16,19 @@ what bones can see of that:
   interpreter (``python``, ``node``, ``bash``, ...), of its script (the first argument
   that is not an option, when it is a file).
 
+* a bot of a ``--plugin`` module under ``--isolate``, which the runner does not know (it
+  never imports those modules: only the bots' own processes do): the sha256 of each
+  ``--plugin`` module's code as the runner finds it without importing it
+  (:func:`importlib.util.find_spec` on ``sys.path``, then the current folder, as the
+  bots' processes import it; a module of a package: every Python file of the package),
+  the distribution that holds it, and the bot's options as far as the runner knows
+  them: those given in the spec, the others' defaults from the bot's hello (its
+  handshake).
+
 What a bot imports beyond those files, and the data files it reads, are not seen (see
 docs/matches.md).  :func:`identities` computes them for a match's bots (in the runner,
-after its plugins are loaded); :func:`differences` says, one phrase per change, how
-two differ.
+after its plugins are loaded and the bots' handshakes); :func:`differences` says, one
+phrase per change, how two differ.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import re
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
+from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any
 
@@ -73,9 +83,14 @@ def _module_of(obj: object) -> ModuleType | None:
 
 def _dist_of_module(module: ModuleType) -> tuple[str, str] | None:
     """The installed distribution that holds the top-level package of ``module``."""
+    return _dist_of_top(module.__name__.partition(".")[0])
+
+
+def _dist_of_top(top: str) -> tuple[str, str] | None:
+    """The installed distribution that holds the top-level module or package ``top``
+    (read from the installed metadata: nothing is imported)."""
     from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
-    top = module.__name__.partition(".")[0]
     try:
         names = packages_distributions().get(top) or []
     except Exception:  # noqa: BLE001  (a broken site folder: no distribution)
@@ -122,6 +137,81 @@ def _source(module: ModuleType) -> tuple[str, str | None] | None:
     if not isinstance(path, str):
         return None
     return f"module {name}", file_sha256(path)
+
+
+def _find_top(top: str) -> ModuleSpec | None:
+    """Where the top-level module ``top`` would be imported from, found without importing
+    it: on ``sys.path`` (:func:`importlib.util.find_spec`), else in the current folder,
+    as a ``--plugin`` module is imported (:mod:`bones.plugins.manager`)."""
+    import importlib.machinery
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):  # in sys.modules without a spec; a broken finder
+        found = None
+    if found is None:
+        found = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
+    return found
+
+
+def _unimported_source(name: str) -> tuple[str, str | None]:
+    """What stands for the code of the module ``name``, read from its files without
+    importing it, keyed as :func:`_source` keys an imported one: ``("package TOP", sha256
+    of every Python file of the package)`` for a module of a package, ``("module NAME",
+    sha256 of its file)`` for a lone module; the digest is ``None`` when it is not found
+    or cannot be read."""
+    top = name.partition(".")[0]
+    found = _find_top(top)
+    if found is not None and found.submodule_search_locations:
+        return f"package {top}", _package_sha256([str(p) for p in found.submodule_search_locations])
+    if top != name:  # a module of a package that is not found
+        return f"package {top}", None
+    origin = found.origin if found is not None and found.has_location else None
+    return f"module {name}", file_sha256(origin) if origin else None
+
+
+def _hello_default(description: Any) -> tuple[bool, Any]:
+    """An option's default from a hello's description of it (:meth:`Option.to_dict`)."""
+    if isinstance(description, Mapping) and "default" in description:
+        return True, description["default"]
+    return False, None
+
+
+def _isolated_identity(spec: str, plugins: Sequence[str], hello: Any) -> dict[str, Any]:
+    """The identity of a bot that only its own process knows (a ``--plugin`` module's
+    bot under ``--isolate``): no module of the plugin is imported here."""
+    from ..bot import _parse
+
+    name, given = _parse(spec)
+    author = getattr(hello, "author", "")  # a served spec's hello: the bot's plugin
+    plugin = author if isinstance(author, str) and author else None
+    out: dict[str, Any] = {"bot": name, "plugin": plugin}
+    dist = None
+    if plugin is not None and plugin in plugins:  # a --plugin module: no distribution's
+        dist = _dist_of_top(plugin.partition(".")[0])  # entry point; the one holding it
+    out["dist"], out["version"] = dist if dist is not None else (None, None)
+    files: dict[str, str | None] = {}
+    for module in plugins:  # every bot process imports each of them: each is its code
+        key, digest = _unimported_source(module)
+        files[key] = digest
+    out["files"] = files
+    options: dict[str, Any] = {}
+    described = getattr(hello, "options", None)
+    if isinstance(described, Mapping):
+        for key, description in described.items():
+            known, default = _hello_default(description)
+            if known and isinstance(key, str):
+                options[key] = default
+    for key, (value, text) in given.items():
+        default = options.get(key)
+        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)  # as the bot's process fits it to the option (bot._coerce)
+        elif isinstance(default, str) and not isinstance(value, str):
+            value = text
+        options[key] = value
+    out["options"] = {k: _plain(v) for k, v in sorted(options.items())}
+    return out
 
 
 def _plugin_identity(spec: str) -> dict[str, Any]:
@@ -171,22 +261,35 @@ def _command_identity(command: Sequence[str]) -> dict[str, Any]:
     return {"command": list(command), "files": files}
 
 
-def bot_identity(spec: str) -> dict[str, Any]:
-    """The identity of the bot of ``spec`` (its plugin loaded): a JSON-ready dict."""
-    from ..bot import command_of
+def bot_identity(spec: str, isolated: Sequence[str] = (), hello: Any = None) -> dict[str, Any]:
+    """The identity of the bot of ``spec`` (its plugin loaded): a JSON-ready dict.
+    ``isolated``: the ``--plugin`` modules that only the bots' own processes import
+    (``--isolate``); a bot the runner does not know is then taken to be one of theirs,
+    with ``hello`` (its handshake's :class:`~bones.protocol.client.BotInfo`) for its
+    options' defaults.  :class:`~bones.OptionError` for a bot not known at all."""
+    from ..bot import _parse, bot_spec, command_of
+    from ..errors import OptionError
 
     command = command_of(spec)
     if command is not None:
         return _command_identity(command)
+    if isolated:
+        try:
+            bot_spec(_parse(spec)[0])
+        except OptionError:  # not the runner's: a bot of an isolated --plugin module
+            return _isolated_identity(spec, isolated, hello)
     return _plugin_identity(spec)
 
 
-def identities(bots: Sequence[str]) -> list[dict[str, Any]]:
-    """The identity of each bot of a match, in the order of its bots."""
+def identities(
+    bots: Sequence[str], isolated: Sequence[str] = (), hellos: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The identity of each bot of a match, in the order of its bots (``isolated`` and
+    ``hellos``, by spec: as :func:`bot_identity` takes them)."""
     cache: dict[str, dict[str, Any]] = {}
     for spec in bots:
         if spec not in cache:
-            cache[spec] = bot_identity(spec)
+            cache[spec] = bot_identity(spec, isolated, (hellos or {}).get(spec))
     return [cache[spec] for spec in bots]
 
 

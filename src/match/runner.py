@@ -19,7 +19,7 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .driver import hard_limit, hook_name, play_game, play_games
 from .executors import PARENT_FDS, Pool, pin_wanted, play_planned
@@ -54,6 +54,9 @@ from .schedule import (
     seatings,
     trusted_plugins,
 )
+
+if TYPE_CHECKING:
+    from ..protocol.client import BotInfo
 
 __all__ = [
     "FORMATS",
@@ -176,6 +179,12 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
     """Start every bot of ``config`` that runs as a child process (``cmd:`` specs; all of
     them with ``isolate``), check its handshake, and close it: the name each gave in its
     hello, by spec.  :class:`MatchError` (one line) for a bot that fails."""
+    return {spec: info.name for spec, info in handshakes(config, handshake_time).items()}
+
+
+def handshakes(config: MatchConfig, handshake_time: float = 10.0) -> dict[str, BotInfo]:
+    """:func:`check_external`, giving each bot's whole hello (:class:`BotInfo`) by spec:
+    under ``isolate`` it is all the runner knows of a ``--plugin`` module's bot."""
     specs = list(dict.fromkeys(config.bots))
     if config.sandbox:  # bubblewrap works here, or a clear error before any game
         from ..protocol.sandbox import check
@@ -211,7 +220,7 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
             raise MatchError(
                 f"bot {spec!r} ({bot.info.name}) does not play {variant}; its hello lists: {plays}"
             )
-    return {spec: bot.info.name for spec, bot in bots.items() if bot.info is not None}
+    return {spec: bot.info for spec, bot in bots.items() if bot.info is not None}
 
 
 def _killed_record(plan: Plan, gid: int, seat: int, hook: int, limit: float) -> dict[str, Any]:
@@ -269,7 +278,9 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 break
             finished, _ = cf.wait(in_flight, timeout=0.25, return_when=cf.FIRST_COMPLETED)
             broken = False
-            for fut in finished:
+            # by their games (wait's set has no order): with one worker the journal
+            # holds the games in the order they were played
+            for fut in sorted(finished, key=lambda f: in_flight[f][0]):
                 batch = in_flight.pop(fut)
                 try:
                     records = fut.result()
@@ -420,7 +431,8 @@ def run_match(
             os.makedirs(config.bot_logs, exist_ok=True)
         except OSError as exc:
             raise MatchError(f"--bot-logs {config.bot_logs}: {exc.strerror or exc}") from None
-    names = check_external(config)  # and every external bot's handshake
+    hellos = handshakes(config)  # and every external bot's handshake
+    names = {spec: info.name for spec, info in hellos.items()}
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise MatchError(f"--jobs must be >= 1; got {jobs}")
@@ -453,7 +465,10 @@ def run_match(
                 config = _replace(config, secret=new_secret())
         the_plan = plan(config, names)
         total = the_plan.schedule.total
-        bots_identity = identities(config.bots)
+        # under --isolate the runner never imports a --plugin module: the identity of
+        # its bots is read from the modules' files and the bots' hellos
+        isolated = tuple(config.plugins) if config.isolate else ()
+        bots_identity = identities(config.bots, isolated, hellos)
         tally = LiveTally(
             the_plan.labels,
             config.sprt,
