@@ -13,7 +13,7 @@ cdef class TrainRound:
     cdef tuple _scores           # per seat, the game scores before the round
     cdef dict _options           # the variant's options as given when it was dealt
 
-    cdef tuple _events(self, int viewer)
+    cdef tuple _events(self, int viewer, bint as_events=*)
     cdef void _bind(self, object variant, object scores, object options) except *
 
 

@@ -613,35 +613,27 @@ cdef class TrainRound:
         """The public events, as :attr:`bones.Round.events` gives them: ``Event("play",
         seat, move)``, ``Event("draw", seat, count=1)`` (the tile unseen) and
         ``Event("pass", seat)``."""
-        cdef const TEvent* e
-        cdef int i
-        out = []
-        for i in range(self.st.n_events):
-            e = &self.st.events[i]
-            if e.kind == EV_PLACE:
-                out.append(Event("play", e.seat, _move_of(
-                    e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0))))
-            elif e.kind == EV_DRAW:
-                out.append(Event("draw", e.seat, None, 1))
-            else:
-                out.append(Event("pass", e.seat))
-        return tuple(out)
+        return self._events(-1, True)
 
-    cdef tuple _events(self, int viewer):
+    cdef tuple _events(self, int viewer, bint as_events=False):
+        """The round's events in order: ``bones.Event``s, or the log's tuples as
+        ``viewer`` sees them (its own draws show the tile)."""
         cdef const TEvent* e
+        cdef TrainMove m
         cdef int i
         out = []
         for i in range(self.st.n_events):
             e = &self.st.events[i]
             if e.kind == EV_PLACE:
-                out.append(("place", e.seat, str(wide_tile(e.tile)),
-                            _target_text(e.target << 7 | (TR_CF_BIT if self.st.layout
-                                                          else 0))))
+                m = _move_of(e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0))
+                out.append(Event("play", e.seat, m) if as_events
+                           else ("place", e.seat, str(m.tile), m.target))
             elif e.kind == EV_DRAW:
-                out.append(("draw", e.seat,
-                            str(wide_tile(e.tile)) if e.seat == viewer else None, None))
+                out.append(Event("draw", e.seat, None, 1) if as_events
+                           else ("draw", e.seat,
+                                 str(wide_tile(e.tile)) if e.seat == viewer else None, None))
             else:
-                out.append(("pass", e.seat, None, None))
+                out.append(Event("pass", e.seat) if as_events else ("pass", e.seat, None, None))
         return tuple(out)
 
     @property
