@@ -426,7 +426,7 @@ cdef object _play(Round round, bots):
 cdef object _play_other(round, bots):
     """:func:`play_round` for a round of another core (the train games): the same hooks in
     the same order, through the round's Python face (``observation``, ``legal_moves``,
-    ``play``, ``public_events``).  A bot's answer must be one of the legal move objects'
+    ``play``, ``events``).  A bot's answer must be one of the legal move objects'
     own type and among them: a look-alike may lie."""
     cdef tuple seats = tuple(bots)
     cdef int players = round.players, seat
@@ -440,7 +440,7 @@ cdef object _play_other(round, bots):
             _hook(seat, seats[seat], START_ROUND, (round.observation(seat),))
     while True:
         if observers:
-            events = round.public_events
+            events = round.events
             n = len(events)
             for i in range(seen, n):
                 for s, bot in observers:

@@ -1,5 +1,12 @@
 from typing import Any
 
+from ..errors import OptionError
+from ..variant import Variant
+
+class OtherCore(OptionError):
+    variant: Variant
+    def __init__(self, variant: Variant) -> None: ...
+
 class CompiledRules:
     """A variant's options compiled into the C struct the core reads (cached)."""
 
