@@ -213,13 +213,15 @@ def _target(value: Any, what: str, layout: str, set_max: int, players: int) -> s
 
 def _decode(obj: Any) -> TrainObservation:
     n_fields = len(TRAIN_OBSERVATION_FIELDS)
-    if type(obj) is not list or len(obj) != n_fields + 2:
+    if type(obj) is not list or len(obj) < 2:
         raise _Bad(f"not an array of {n_fields + 2} items")
     if obj[0] != TRAIN_SCHEMA_VERSION or type(obj[0]) is not int or obj[1] != TRAIN_KIND:
         raise _Bad(
             f"the header is {str(obj[0])[:20]!r}, {str(obj[1])[:30]!r}, not "
             f"{TRAIN_SCHEMA_VERSION}, {TRAIN_KIND!r}"
         )
+    if len(obj) != n_fields + 2:
+        raise _Bad(f"not an array of {n_fields + 2} items")
     (seat, layout, set_max, engine, players, leader, to_move, hand, hand_sizes, stock_size,
      trains, pending, open_ends, placements, log, legal, zero_double, first_turn, toes,
      result) = obj[2:]  # fmt: skip
@@ -355,10 +357,10 @@ def _decode(obj: Any) -> TrainObservation:
 
 
 def _result(value: Any, players: int, to_move: int | None) -> TrainResult | None:
+    if (value is None) == (to_move is None):
+        raise _Bad("a round has a result exactly when no seat is to move (to_move nil)")
     if value is None:
         return None
-    if to_move is not None:
-        raise _Bad("a result is given while a seat is to move")
     if type(value) is not dict or set(value) != {
         "reason",
         "winners",
