@@ -5,7 +5,8 @@ from ..variant import Variant
 
 class OtherCore(OptionError):
     variant: Variant
-    def __init__(self, variant: Variant) -> None: ...
+    api: str | None
+    def __init__(self, variant: Variant, api: str | None = None) -> None: ...
 
 class CompiledRules:
     """A variant's options compiled into the C struct the core reads (cached)."""
