@@ -85,11 +85,10 @@ def test_random_bytes_are_refused_cleanly():
     for _ in range(3000):
         data = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 200)))
         _decodes_or_refuses(data)
-        with pytest.raises(ProtocolError):
-            if data[4:22] != msgpack.packb("train_observation"):
-                decode_observation(b"\xdc\x00\x16\x01" + msgpack.packb("train_observation") + data)
-            else:  # pragma: no cover - 1 in 2**144
-                raise ProtocolError("x")
+        # behind a train observation's header, a served bot's decoder refuses it too
+        head = b"\xdc\x00\x16\x01" + msgpack.packb("train_observation")
+        with pytest.raises(ProtocolError, match="train observation"):
+            decode_observation(head + data)
 
 
 def test_truncated_and_flipped_real_observations(sample):
@@ -372,6 +371,24 @@ def test_the_cli_match_of_the_example_bot_on_mexican_train(tmp_path, capsys):
     assert main([*args, "--games", "2", "--journal", str(path), "-o", "set=double-6"]) == 0
     out = capsys.readouterr().out
     assert "Forfeits" not in out and "example-random" in out
+
+
+def test_a_served_bot_refuses_a_corrupt_train_observation_with_status_3():
+    rnd = bones.Round.deal("mexican-train", players=2, seed=1)
+    items = msgpack.unpackb(rnd.observation(rnd.to_move).to_msgpack())
+    items[2 + TRAIN_OBSERVATION_FIELDS.index("hand")] = ["99-1"]
+    request = {"type": "move_request", "id": 1, "observation": msgpack.packb(items),
+               "legal": items[2 + TRAIN_OBSERVATION_FIELDS.index("legal_moves")]}  # fmt: skip
+    start = {"type": "game_start", "variant": "mexican-train", "options": {}, "players": 2,
+             "seat": rnd.to_move, "side": rnd.to_move, "sides": [[0], [1]], "seed": 1}  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "bones.protocol.server", "greedy"],
+        input=_frame({"type": "hello", "protocol": 1}) + _frame(start) + _frame(request),
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 3
+    assert "corrupt bones train observation: hand: '99-1' is not a tile" in proc.stderr.decode()
 
 
 def _frame(message) -> bytes:
