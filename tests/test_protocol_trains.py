@@ -394,3 +394,16 @@ def test_a_served_bot_refuses_a_corrupt_train_observation_with_status_3():
 def _frame(message) -> bytes:
     body = msgpack.packb(message, use_bin_type=True)
     return len(body).to_bytes(4, "big") + body
+
+
+def test_the_c_example_says_every_variant_and_plays_a_train_game(tmp_path):
+    """The C example's hello says nil (every variant): it plays by index, so it plays
+    the train games too, without reading their observation."""
+    from test_protocol import _build_c_bot
+
+    binary = _build_c_bot(tmp_path)
+    with ExternalBot([str(binary), "3"]) as ext:
+        assert ext.info is not None and ext.info.variants is None
+        bots = [ext, make_bot("greedy"), make_bot("random")]
+        game = _play_game(bots, "chicken-foot", set="double-6")
+        assert game.is_over and ext.fault is None
