@@ -255,6 +255,11 @@ class Observation(SeatView):
             max_bin_len=0,
             strict_map_key=False,  # hand_size={3: 5} has int keys
         )
+        if isinstance(obj, list) and obj[1:2] == ["train_observation"]:
+            raise ValueError(
+                "a train game's observation (kind 'train_observation'), not a double-six "
+                "one: read it with bones.trains_records.TrainObservation.from_msgpack"
+            )
         if (
             not isinstance(obj, list)
             or type(obj[0] if obj else None) is not int

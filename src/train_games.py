@@ -99,13 +99,20 @@ def from_deal(
     _no_lead_tile(variant, lead_tile)
     args = core_arguments(variant, len(hands), options)
     del args["hand_size"]  # the hands say it
-    return TrainRound.from_deal(
-        hands=hands,
-        stock=stock,
-        leader=0 if leader is None else leader,
-        scores=scores,
-        moves=moves,
-        partial=partial,
-        options=dict(options),
-        **args,
-    )
+    try:
+        return TrainRound.from_deal(
+            hands=hands,
+            stock=stock,
+            leader=0 if leader is None else leader,
+            scores=scores,
+            moves=moves,
+            partial=partial,
+            options=dict(options),
+            **args,
+        )
+    except (ValueError, TypeError) as exc:
+        if type(exc) not in (ValueError, TypeError):
+            raise  # an OptionError or IllegalMove says what it says
+        # the core's message names the argument (hands[0][1], stock, moves[3]); the
+        # variant and its set make it say which game: "tile 12-0 is not in the double-6 set"
+        raise type(exc)(f"{variant.name} (set double-{args['set_max']}): {exc}") from None

@@ -693,3 +693,159 @@ def test_the_links_into_protocol_md_reach_its_headings():
         links += re.findall(r"\]\(protocol\.md#([^)]+)\)", path.read_text(encoding="utf-8"))
     assert len(links) > 20
     assert not [link for link in links if link not in headings]
+
+
+# ---------------------------------------------------------------------------------------
+# Train games: their observation, their move text
+
+
+def train_observation_types() -> list[tuple[str, object]]:
+    rows = table(section("The train observation"), ["#", "field", "type", "values"])
+    assert [int(r[0]) for r in rows] == list(range(22))
+    return [(code(r[1]), _parse_type(r[2])) for r in rows]
+
+
+def test_the_train_observation_table_names_the_fields_in_order():
+    from bones.trains_records import TRAIN_KIND, TRAIN_OBSERVATION_FIELDS, TRAIN_SCHEMA_VERSION
+
+    names = [name for name, _ in train_observation_types()]
+    assert names == ["version", "kind", *TRAIN_OBSERVATION_FIELDS]
+    rows = table(section("The train observation"), ["#", "field", "type", "values"])
+    assert rows[0][3] == f"`{TRAIN_SCHEMA_VERSION}`" and rows[1][3] == f'`"{TRAIN_KIND}"`'
+
+
+TRAIN_GAMES = [
+    ("mexican-train", 3, {"set": "double-6"}),
+    ("chicken-foot", 2, {"set": "double-6", "engine_toes": 4}),
+    ("mexican-train", 5, {"set": "double-6", "first_turn_own_train": True, "hand_size": {5: 4}}),
+]
+
+
+def _record_train_games(command: list[str]) -> list[tuple[str, dict]]:
+    """Every frame, decoded, of whole TRAIN_GAMES with the bot ``command`` at seat 0."""
+    frames: list[tuple[str, bytes]] = []
+    for i, (variant, players, options) in enumerate(TRAIN_GAMES):
+        with ExternalBot(command, seed=i, trace=lambda d, f: frames.append((d, f))) as ext:
+            game = bones.new_game(variant, players, 7 + i, **options)
+            bots = [ext] + [make_bot("greedy", seed=s) for s in range(1, players)]
+            for seat, bot in enumerate(bots):
+                bot.start_game(seat, variant, players, dict(options))
+            while True:
+                play_round(game.round, bots)
+                if game.next_round() is None:
+                    break
+            for bot in bots:
+                bot.end_game(tuple(game.scores), tuple(game.winners))
+    return [(d, msgpack.unpackb(f[4:], raw=False, strict_map_key=False)) for d, f in frames]
+
+
+@pytest.fixture(scope="module")
+def train_recorded():
+    return _record_train_games(MINIMAL) + _record_train_games([*RANDOM, "5"])
+
+
+def test_every_field_of_every_train_frame_has_its_documented_type(train_recorded):
+    from bones.trains_records import TrainObservation
+
+    documented = field_types()
+    obs_fields = train_observation_types()
+    train_move = compiled("train-move")
+    seen = set()
+    for direction, message in train_recorded:
+        sender = "runner" if direction == "send" else "bot"
+        kind = message["type"]
+        seen.add((sender, kind))
+        _check_map(message, documented[sender, kind], f"{sender} {kind}")
+        if "observation" in message:
+            obs = msgpack.unpackb(message["observation"], raw=False, strict_map_key=False)
+            assert obs[1] == "train_observation" and len(obs) == len(obs_fields)
+            for (name, check), value in zip(obs_fields, obs, strict=True):
+                assert check(value), f"train observation {name} is {value!r}"
+            decoded = TrainObservation.from_msgpack(message["observation"])
+            assert decoded.to_msgpack() == message["observation"]
+            if kind == "move_request":
+                assert message["legal"] == obs[17] and message["legal"]
+                assert all(train_move.fullmatch(t) for t in message["legal"])
+            if kind == "round_end":
+                assert obs[21] == message["result"] and obs[8] is None
+        if kind == "event" and message["move"] is not None:
+            assert message["kind"] == "play" and train_move.fullmatch(message["move"])
+        if kind == "event" and message["kind"] == "draw":
+            assert (message["move"], message["count"], message["points"]) == (None, 1, 0)
+        if kind == "game_start":
+            assert message["sides"] == [[s] for s in range(message["players"])]
+        if kind == "move" and "move" in message:  # the minimal bot answers by text
+            assert train_move.fullmatch(message["move"])
+    assert {("runner", k) for k in ("game_start", "round_start", "event", "move_request",
+                                    "round_end", "game_end")} <= seen  # fmt: skip
+    layouts = {
+        msgpack.unpackb(m["observation"], raw=False, strict_map_key=False)[3]
+        for _, m in train_recorded
+        if "observation" in m
+    }
+    assert layouts == {"trains", "chicken_foot"}
+
+
+def test_the_train_grammar_reads_back_and_the_examples_hold():
+    from bones.core.trains import TrainMove
+
+    move, train_move = compiled("move"), compiled("train-move")
+    numbers = [str(n) for n in range(13)]
+    tiles = [f"{a}-{b}" for a in numbers for b in numbers if int(a) >= int(b)]
+    targets = ["M", *(f"P{s}" for s in range(8)), *tiles]
+    checked = 0
+    for tile in tiles:
+        for target in targets:
+            text = f"{tile}@{target}"
+            assert train_move.fullmatch(text) and not move.fullmatch(text)
+            assert str(TrainMove.parse(text)) == text
+            checked += 1
+    assert checked == 91 * 100
+    for bad in ("12-5", "12-5@P8", "13-5@M", "12-5@M!", "6-4@W", "12-5@m", "012-5@M", "draw"):
+        assert not train_move.fullmatch(bad), bad
+    text = section("Train move text")
+    canonical = table(text, ["train move", "what it is"])
+    accepted = table(text, ["train answer", "read as"])
+    refused = table(text, ["train answer", "refused because"])
+    for cell, _ in canonical:
+        assert train_move.fullmatch(code(cell)) and str(TrainMove.parse(code(cell))) == code(cell)
+    for answer, canonical_cell in accepted:
+        want = TrainMove.parse(code(canonical_cell))
+        assert TrainMove.parse(code(answer)) is want
+        assert answer_move({"id": 1, "move": code(answer)}, 1, (want,)) is want
+    legal = (TrainMove.parse("12-5@M"), TrainMove.parse("6-4@P0"))
+    for answer, _ in refused:
+        with pytest.raises(ValueError, match="not a train move"):
+            TrainMove.parse(code(answer))
+        with pytest.raises(Fault) as info:
+            answer_move({"id": 1, "move": code(answer)}, 1, legal)
+        assert info.value.kind == "illegal"
+
+
+def test_the_documented_train_observation_is_a_real_one():
+    from bones.trains_records import TrainObservation
+
+    block = section("The train observation").split("A real one, decoded")[1]
+    listing = re.search(r"```text\n(.*?)```", block, re.S).group(1)
+    values = []
+    for line in listing.splitlines():
+        _name, value = line.split(maxsplit=1)
+        values.append(json.loads(value.replace("nil", "null")))
+    rnd = bones.Round.deal("mexican-train", players=3, seed=4, set="double-6", hand_size={3: 5})
+    for _ in range(4):
+        rnd.play(rnd.legal_moves[0])
+    data = rnd.observation(0).to_msgpack()
+    assert msgpack.packb(values) == data
+    assert TrainObservation.from_msgpack(data) == rnd.observation(0)
+
+
+def test_the_minimal_example_reads_train_moves_with_the_documented_grammar():
+    source = (ROOT / "examples" / "python" / "minimal_bot.py").read_text()
+    namespace: dict = {}
+    exec(compile(source.split("\ndef read_exactly")[0], "minimal_bot.py", "exec"), namespace)
+    mine, doc = namespace["TRAIN_MOVE"], compiled("train-move")
+    numbers = [str(n) for n in range(15)] + ["01", "x"]
+    texts = [f"{a}-{b}@{t}" for a in numbers for b in numbers[:6]
+             for t in ("M", "P0", "P7", "P8", "m", "9-9", "13-1", "W")]  # fmt: skip
+    for text in texts:
+        assert bool(mine.fullmatch(text)) == bool(doc.fullmatch(text)), text

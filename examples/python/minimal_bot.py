@@ -5,7 +5,9 @@ move texts by the grammar of "Move text" and answers with a text:
 
 * it claims a count first (``muggins``), then plays the placement that puts down the
   most pips (a double-double counts both doubles), with its ``!`` when there is one;
-* it draws rather than passes when it has no placement.
+* it draws rather than passes when it has no placement;
+* in a train game (Mexican Train, Chicken Foot: moves such as ``12-5@M``, ``7-3@P1``,
+  ``9-4@9-9``) it plays the tile with the most pips, on its own train first.
 
     python examples/python/minimal_bot.py [--variants straight,draw] [--name NAME]
 
@@ -26,6 +28,13 @@ MOVE = re.compile(
     r"|draw|pass|muggins"
 )
 
+# The train games' moves ("Train move text"): a tile of a double-6, -9 or -12 set, the
+# higher half first, placed on the Mexican train (M), a seat's train (P0 to P7) or, in
+# Chicken Foot, the end hanging from an anchor tile.
+NUMBER = r"(?:[0-9]|1[0-2])"
+SET_TILE = rf"{NUMBER}-{NUMBER}"
+TRAIN_MOVE = re.compile(rf"(?P<tile>{SET_TILE})@(?P<target>M|P[0-7]|{SET_TILE})")
+
 
 def pips(tile):
     high, low = tile.split("-")
@@ -34,6 +43,9 @@ def pips(tile):
 
 def score(text):
     """How much this bot likes the move ``text`` (a canonical move text)."""
+    train = TRAIN_MOVE.fullmatch(text)
+    if train is not None:  # the most pips; its own train (P<seat>) breaks ties
+        return 10 * pips(train["tile"]) + (1 if train["target"] == f"P{SEAT}" else 0)
     match = MOVE.fullmatch(text)
     if match is None:
         raise ValueError(f"minimal_bot: {text!r} is not a move text")
@@ -45,12 +57,16 @@ def score(text):
     return 10 * weight + (1 if match["claim"] else 0)
 
 
+SEAT = -1  # this bot's seat in the current game (game_start)
+
+
 def read_exactly(stream, n):
     data = stream.read(n)
     return data if len(data) == n else None
 
 
 def main(argv):
+    global SEAT
     variants, name = None, "example-minimal"
     args = iter(argv)
     for arg in args:
@@ -81,6 +97,8 @@ def main(argv):
             send({"type": "hello", "protocol": 1, "name": name, "variants": variants})
         elif kind == "ping":
             send({"type": "pong", "id": message["id"]})
+        elif kind == "game_start":
+            SEAT = message.get("seat", -1)
         elif kind == "move_request":
             best = max(message["legal"], key=score)
             send({"type": "move", "id": message["id"], "move": best})

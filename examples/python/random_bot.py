@@ -2,7 +2,9 @@
 """A complete bones bot in plain Python: the bones-bot protocol 1 (docs/protocol.md) with
 nothing but ``msgpack`` and the standard library -- it does not import bones.
 
-It plays a uniformly random legal move from its own seeded generator:
+It plays a uniformly random legal move from its own seeded generator, by its index in
+``legal``, so it plays every variant, the train games (Mexican Train, Chicken Foot)
+too, without reading an observation:
 
     python examples/python/random_bot.py [SEED]
 

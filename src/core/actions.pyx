@@ -25,6 +25,7 @@ from bones.core.state cimport (
 from bones.core.tiles cimport DOUBLE_OF, TILE_LO
 
 from bones.core.moves import END_NAMES
+from bones.core.rules import OtherCore
 from bones.errors import IllegalMove, OptionError
 
 cdef dict _spaces = {}  # CompiledRules -> its ActionSpace (compiled rules are cached too)
@@ -159,10 +160,15 @@ cdef class ActionSpace:
     ``index(move)`` convert.  Every seat uses the same numbering."""
 
     def __init__(self, variant, players=2, **options):
+        cdef CompiledRules rules
         if not isinstance(variant, str) or isinstance(players, bool) \
                 or not isinstance(players, int):
             raise OptionError("ActionSpace(variant name, players, **options)")
-        self._set(compile_rules(str.__str__(variant), int(players), options))
+        try:
+            rules = compile_rules(str.__str__(variant), int(players), options)
+        except OtherCore as other:
+            raise OtherCore(other.variant, "ActionSpace") from None
+        self._set(rules)
 
     cdef void _set(self, CompiledRules rules) noexcept:
         self.rules = rules

@@ -1,5 +1,13 @@
 from typing import Any
 
+from ..errors import OptionError
+from ..variant import Variant
+
+class OtherCore(OptionError):
+    variant: Variant
+    api: str | None
+    def __init__(self, variant: Variant, api: str | None = None) -> None: ...
+
 class CompiledRules:
     """A variant's options compiled into the C struct the core reads (cached)."""
 

@@ -22,14 +22,22 @@ class OtherCore(OptionError):
     """The variant runs on another core than the double-six one (the train games:
     ``bones.core.trains``); ``variant`` is its :class:`~bones.Variant`.  ``Round.deal``,
     ``Round.from_deal`` and ``Round.from_msgpack`` hand such a variant to that core; any
-    other double-six-only function reports it as this OptionError."""
+    other double-six-only function reports it as this OptionError.  ``api`` names that
+    function (``"ActionSpace"``, ``"VectorEnv"``): the message then says it does not
+    support the train games yet."""
 
-    def __init__(self, variant):
+    def __init__(self, variant, api=None):
+        if api is None:
+            text = "this needs a double-six variant"
+        else:
+            text = (f"{api} does not support the train games (Mexican Train, Chicken Foot) "
+                    "yet: it takes the double-six variants")
         super().__init__(
             f"{variant.name}: the {variant.base} family is played on the train games' core "
-            "(bones.core.trains); this needs a double-six variant"
+            f"(bones.core.trains); {text}"
         )
         self.variant = variant
+        self.api = api
 
 
 cdef object _NEW = object()  # the token that lets compile_rules construct CompiledRules

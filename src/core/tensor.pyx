@@ -21,6 +21,7 @@ from bones.core.state cimport (
 from bones.core.rules cimport SPINNER_ALL_DOUBLES, SPINNER_NONE
 from bones.core.tiles cimport ALL_TILES, PIP_MASK, TILE_HI, TILE_LO
 
+from bones.core.rules import OtherCore
 from bones.errors import OptionError
 
 cdef dict _specs = {}  # CompiledRules -> its TensorSpec
@@ -244,10 +245,15 @@ cdef class TensorSpec:
     ``size`` float32 values per seat, in the planes ``planes`` lists (docs/envs.md)."""
 
     def __init__(self, variant, players=2, **options):
+        cdef CompiledRules rules
         if not isinstance(variant, str) or isinstance(players, bool) \
                 or not isinstance(players, int):
             raise OptionError("TensorSpec(variant name, players, **options)")
-        self._set(compile_rules(str.__str__(variant), int(players), options))
+        try:
+            rules = compile_rules(str.__str__(variant), int(players), options)
+        except OtherCore as other:
+            raise OtherCore(other.variant, "TensorSpec") from None
+        self._set(rules)
 
     cdef void _set(self, CompiledRules rules) except *:
         self.rules = rules

@@ -1,4 +1,5 @@
-"""bones as OpenSpiel games: ``bones_<variant>`` for every registered variant.
+"""bones as OpenSpiel games: ``bones_<variant>`` for every registered double-six variant
+(the train games are not supported yet: a ``BonesGame`` of one raises OptionError).
 
     import pyspiel
     import bones.envs.openspiel  # registers the games
@@ -32,6 +33,8 @@ from ..core.tensor import TensorSpec
 from ..core.tiles import TILES
 from ..registry import variant as lookup_variant
 from ..registry import variants
+from ..variant import TRAIN_BASES
+from ._families import double_six_only
 
 _MAX_UTILITY = {"straight": 2000.0}  # the count scores during the round
 _DEFAULT_MAX_UTILITY = 400.0  # an award of at most the 168 pips of the set, twice
@@ -61,6 +64,7 @@ _SETUPS: dict[tuple[str, int, tuple[tuple[str, Any], ...]], _Setup] = {}
 def _setup(variant: str, players: int, options: dict[str, Any]) -> _Setup:
     key = (variant, players, tuple(sorted(options.items())))
     if key not in _SETUPS:
+        double_six_only(variant, "bones.envs.openspiel")
         sample = Round.deal(variant, players, **options)
         hand_size = len(sample.hand(0))
         _SETUPS[key] = _Setup(
@@ -301,7 +305,10 @@ def _register() -> None:
     # there where a closure is not.
     registered = set(pyspiel.registered_names())
     for name in variants():
-        if lookup_variant(name).move_scorer is not None or f"bones_{name}" in registered:
+        spec = lookup_variant(name)
+        if spec.move_scorer is not None or f"bones_{name}" in registered:
+            continue
+        if spec.base in TRAIN_BASES:  # not yet: _setup says so to a BonesGame made anyway
             continue
         game = type(f"Bones_{name}_Game", (BonesGame,), {"variant": name})
         pyspiel.register_game(_game_type(name), game)

@@ -29,6 +29,7 @@ from pettingzoo.utils import wrappers
 from ..core.actions import ActionSpace
 from ..core.round import Round
 from ..core.tensor import TensorSpec
+from ._families import double_six_only
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -52,6 +53,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
         super().__init__()
         if render_mode is not None and render_mode not in self.RENDER_MODES:
             raise ValueError(f"render_mode must be one of {', '.join(self.RENDER_MODES)}")
+        double_six_only(variant, "bones.envs.pettingzoo")
         self.variant = variant
         self.players = players
         self.options = options

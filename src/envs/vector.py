@@ -12,6 +12,7 @@ from ..core.rules import compile_rules
 from ..core.tensor import TensorSpec
 from ..core.tiles import TILES, tiles_of_mask
 from ..core.vector import _NEW, VectorCore
+from ._families import double_six_only
 
 
 class Step(NamedTuple):
@@ -42,6 +43,7 @@ class VectorEnv:
             raise TypeError(f"n must be an int, not {type(n).__name__}")
         if isinstance(players, bool) or not isinstance(players, int):
             raise TypeError(f"players must be an int, not {type(players).__name__}")
+        double_six_only(variant, "VectorEnv")
         rules = compile_rules(variant, players, options)  # OptionError for a bad variant
         self.variant = variant
         self.players = players

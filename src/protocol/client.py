@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 import msgpack
 
 from ..bot import Bot, BotError
+from ..trains_records import TrainObservation
 from .frames import MAX_FRAME, FrameReader, ProtocolError, decode_body
 
 if TYPE_CHECKING:
@@ -654,10 +655,13 @@ class ExternalBot(Bot):
                 )
 
     def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
-        from ..core.rules import compile_rules
+        from ..core.rules import OtherCore, compile_rules
 
         self.seat = seat
-        sides = compile_rules(variant, players, options).sides
+        try:
+            sides = compile_rules(variant, players, options).sides
+        except OtherCore:  # a train game: every seat is a side of its own
+            sides = tuple((s,) for s in range(players))
         side = next(i for i, s in enumerate(sides) if seat in s)
         self._send(
             {
@@ -831,9 +835,13 @@ class ObservationEncoder:
         self._events: tuple[Any, ...] = ()
         self._events_bytes = b""
 
-    def encode(self, observation: Observation) -> tuple[bytes, list[str]]:
-        """``(observation.to_msgpack(), the texts of its legal moves)``."""
+    def encode(self, observation: Observation | TrainObservation) -> tuple[bytes, list[str]]:
+        """``(observation.to_msgpack(), the texts of its legal moves)``; a train game's
+        observation (:class:`bones.trains_records.TrainObservation`) is its own
+        ``to_msgpack()``, kind ``"train_observation"``."""
         o = observation
+        if isinstance(o, TrainObservation):
+            return o.to_msgpack(), list(o.legal_moves)
         pack = self._packer.pack
         move, tile = _MOVE_TEXT.get, _TILE_TEXT.get
         # pack(list)[1:] is the concatenated items of a list of at most 15 (its header is
@@ -921,9 +929,11 @@ def answer_move(msg: dict[str, Any], rid: int, legal_moves: Sequence[Move]) -> M
             return move
     from ..core.moves import Move
 
+    # the legal moves' own grammar: a double-six Move, or a train game's TrainMove
+    parse = getattr(type(legal_moves[0]), "parse", Move.parse) if legal_moves else Move.parse
     try:
-        parsed = Move.parse(text)
-    except ValueError:
+        parsed = parse(text)
+    except (ValueError, TypeError):
         parsed = None
     if parsed is not None:
         for move in legal_moves:

@@ -22,18 +22,25 @@ import msgpack
 from ..bot import Bot, check_spec, make_bot
 from ..core.moves import Move
 from ..core.tiles import Tile
+from ..core.trains import TrainMove
 from ..errors import OptionError
 from ..observation import SCHEMA_VERSION, Observation
 from ..plugins.manager import register_modules
 from ..records import Event, RoundResult
+from ..trains_records import TRAIN_KIND, TrainObservation, TrainResult
 from .frames import MAX_FRAME, FrameReader, ProtocolError
 
 __all__ = ["decode_observation", "main", "private_stdout", "serve", "serve_spec"]
 
 PROTOCOL = 1
 
+# the kind of a train observation, a fixstr of 18 bytes after its array header (3 bytes,
+# or 5 from an encoder that does not use the smallest) and its version (1 byte)
+_TRAIN_HEAD = msgpack.packb(TRAIN_KIND)
+
 _MOVES: dict[str, Any] = {}
 _TILES: dict[str, Any] = {}
+_TRAIN_MOVES: dict[str, Any] = {}
 _CACHE_LIMIT = 4096
 
 
@@ -86,13 +93,22 @@ def _event(raw: list[Any]) -> Event:
 
 
 def decode_observation(data: bytes, strict: bool = False) -> Any:
-    """The :class:`bones.Observation` in ``data`` (``Observation.to_msgpack()`` bytes).
+    """The :class:`bones.Observation` in ``data`` (``Observation.to_msgpack()`` bytes), or
+    the :class:`bones.trains_records.TrainObservation` of a train game (its
+    ``to_msgpack()``, checked by its ``from_msgpack``).
 
     The bot's side trusts its runner: by default the bytes are decoded without the
     checks of :meth:`Observation.from_msgpack` (which resolves the variant's options and
     rebuilds the layout: about 200 us, against a few us here); ``strict=True`` uses
     ``from_msgpack``.  Both give equal observations (tests/test_protocol.py checks it).
     """
+    if data[4:22] == _TRAIN_HEAD or data[6:24] == _TRAIN_HEAD:
+        # a train game's observation (kind "train_observation"), always checked: it is
+        # small, and its fields have nothing to reuse between moves
+        try:
+            return TrainObservation.from_msgpack(data)
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
     if strict:
         return Observation.from_msgpack(data)
     try:
@@ -125,11 +141,35 @@ def decode_observation(data: bytes, strict: bool = False) -> Any:
         raise ProtocolError(f"not a bones observation: {exc}") from None
 
 
+def _is_train_variant(name: Any) -> bool:
+    """Whether ``name`` is a registered variant of a train family (False if unknown)."""
+    from ..registry import variant as lookup
+    from ..variant import TRAIN_BASES
+
+    try:
+        return lookup(name).base in TRAIN_BASES
+    except Exception:  # noqa: BLE001  (an unknown name: the observations will say)
+        return False
+
+
 def _keeps(bot: Any, hook: str) -> bool:
     """Whether ``bot``'s ``hook`` is :class:`Bot`'s own, which does nothing."""
     return getattr(type(bot), hook, None) is getattr(Bot, hook, None) and hook not in getattr(
         bot, "__dict__", {}
     )
+
+
+def _variants_of(spec: Any) -> list[str] | None:
+    """The ``variants`` of a served bot's hello: nil for a bot that plays every variant,
+    else the registered variants it plays (a bot limited to rule families, such as the
+    search bots to the double-six ones, lists the variants of those families, so that a
+    runner does not send it a train game)."""
+    if spec.variants is None and spec.bases is None:
+        return None
+    from ..registry import variants
+
+    names = variants() if spec.variants is None else list(spec.variants)
+    return [name for name in names if spec.supports(name)]
 
 
 def _hello(bot: Bot | str) -> dict[str, Any]:
@@ -143,7 +183,7 @@ def _hello(bot: Bot | str) -> dict[str, Any]:
             "name": spec.name,
             "author": spec.plugin or "",
             "version": __version__,
-            "variants": None if spec.variants is None else list(spec.variants),
+            "variants": _variants_of(spec),
             "options": {k: o.to_dict() for k, o in spec.all_options.items()},
         }
     name = getattr(bot, "name", "") or type(bot).__name__
@@ -247,6 +287,7 @@ class _Session:
         self.strict = strict
         self.reader = FrameReader(max_frame, strict_map_key=False)
         self.packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+        self.trains = False  # whether the current game is a train game (TrainMove text)
         self._set_hooks()
 
     def _set_hooks(self) -> None:
@@ -264,7 +305,9 @@ class _Session:
         data = message.get("observation")
         if not isinstance(data, bytes):
             raise ProtocolError(f"{message.get('type')}: 'observation' must be a bin")
-        return decode_observation(data, self.strict)
+        observation = decode_observation(data, self.strict)
+        self.trains = type(observation) is TrainObservation
+        return observation
 
     def run(self) -> int:
         reader = self.reader
@@ -316,6 +359,7 @@ class _Session:
         self.send({"type": "pong", "id": message.get("id")})
 
     def on_game_start(self, message: dict[str, Any]) -> None:
+        self.trains = _is_train_variant(message.get("variant"))
         if self.spec is not None:
             seed = message.get("seed")
             self.bot = make_bot(self.spec, seed=seed if type(seed) is int else None)
@@ -346,21 +390,35 @@ class _Session:
                 Event(
                     message["kind"],
                     message["seat"],
-                    None if move is None else _move(move),
+                    None if move is None else self.move_of(move),
                     message.get("count", 0),
                     message.get("points", 0),
                 )
             )
 
+    def move_of(self, text: Any) -> Any:
+        """The move written ``text`` in the current game's grammar."""
+        if type(text) is not str:
+            raise ProtocolError(f"a move is a str, not {type(text).__name__}")
+        try:
+            return _parsed(_TRAIN_MOVES, TrainMove.parse, text) if self.trains else _move(text)
+        except ValueError as exc:
+            raise ProtocolError(f"the runner sent a move that is not one: {exc}") from None
+
     def on_move_request(self, message: dict[str, Any]) -> None:
         bot = self._bot()
         observation = self.observation(message)
-        legal = observation.legal_moves
+        if self.trains:  # the bot gets the moves themselves, as in process
+            legal = tuple([self.move_of(m) for m in observation.legal_moves])
+        else:
+            legal = observation.legal_moves
         if self.strict and message.get("legal") != [str(m) for m in legal]:
             raise ProtocolError("move_request: 'legal' differs from the observation's moves")
+        if not legal:
+            raise ProtocolError("move_request: no legal move")
         move = bot.choose(observation, legal)
         answer: dict[str, Any] = {"type": "move", "id": message.get("id")}
-        if type(move) is Move and move in legal:
+        if type(move) is type(legal[0]) and move in legal:
             answer["index"] = legal.index(move)
         else:  # the runner refuses it, as the in-process driver would
             try:
@@ -373,7 +431,7 @@ class _Session:
         bot = self._bot()
         if self.hooks["end_round"]:
             r = message["result"]
-            result = RoundResult(
+            result = (TrainResult if self.trains else RoundResult)(
                 r["reason"],
                 tuple(r["winners"]),
                 tuple(r["points"]),
