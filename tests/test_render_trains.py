@@ -6,6 +6,7 @@ journal and ``bones play`` of a train variant."""
 from __future__ import annotations
 
 import random
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 
@@ -16,7 +17,7 @@ from bones.cli import main
 from bones.core.trains import TrainRound
 from bones.match.journal import read_journal
 from bones.render import svg_of
-from bones.render.play import play_game
+from bones.render.play import load_game, play_game
 from bones.render.replay import replay_html, replay_steps
 from bones.render.trains_text import train_board_text
 
@@ -249,3 +250,33 @@ def test_play_a_train_game_with_a_script(tmp_path):
         for line in text.splitlines():
             if "cannot play and draws" in line and "(you)" not in line:
                 assert "draws a tile" in line
+
+
+def test_bones_play_mexican_train_in_a_terminal(tmp_path):
+    pexpect = pytest.importorskip("pexpect", reason="the terminal test needs pexpect")
+
+    save = str(tmp_path / "g.play")
+    argv = ["-m", "bones", "play", "--variant", "mexican-train", "--seats", "human,greedy"]
+    child = pexpect.spawn(
+        sys.executable,
+        [*argv, "--seed", "3", "--save", save],
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(60, 200),
+    )
+    prompt = r"move \[1-(\d+)\], or q to save and quit: "
+    child.expect(prompt)
+    shown = child.before
+    assert "engine [12|12]" in shown and "Mexican" in shown and "open to you:" in shown
+    assert "@P0" in shown and "@M" in shown
+    for _ in range(3):
+        child.sendline("1")
+        child.expect(prompt)
+    child.sendline("q")
+    child.expect("game saved to")
+    child.expect(pexpect.EOF)
+    child.wait()
+    assert child.exitstatus == 130
+    game, seats = load_game(save)
+    assert seats == ["human", "greedy"] and game.variant == "mexican-train"
+    assert len(game.round.placements) >= 3

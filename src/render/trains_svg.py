@@ -49,6 +49,7 @@ _HALF = 22  # side of a half on the board, pixels
 _HAND_HALF = 17  # side of a half in the hands
 _GAP = 3  # between tiles of a train
 _ROW_TILES = 14  # tiles on one line of a train before it wraps
+_HAND_ROW = 30  # tiles on one line of a hand
 _HUB = 78  # width of the hub column (Mexican Train)
 _COL = 2 * _HALF + 28  # column pitch of the Chicken Foot tree
 _PENDING = "#ff6f00"
@@ -579,7 +580,6 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
                 f"fill='{_PLAYABLE}'/>"
             )
         sx, sy = box.x + box.w, box.y + box.h / 2
-        slots = [c.y for c in n.children]
         ky = n.y - (sum(c.span for c in n.children) + n.missing * _SLOT) / 2
         ky += sum(c.span for c in n.children)
         missing_ys = [ky + (k + 0.5) * _SLOT for k in range(n.missing)]
@@ -603,7 +603,6 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
                 f"<text x='{_n(ex + half)}' y='{_n(my + 4)}' text-anchor='middle' font-size='11' "
                 f"fill='{_PENDING}' {_FONT}>{n.free}</text>"
             )
-        del slots
     width = (deepest + 1) * _COL + 8
     table = (
         f"<rect class='table' x='{_n(left - 6)}' y='{_n(top - 6)}' width='{_n(width + 12)}' "
@@ -628,16 +627,18 @@ def _hand_row(f: TrainFrame, seat: int, left: float, top: float) -> tuple[str, f
         f"<rect x='{_n(left)}' y='{_n(top + 3)}' width='4' height='12' fill='{colour}'/>"
         + _text(left + 8, top + 13, label, 12, " font-weight='bold'" if marker else "")
     ]
-    y = top + _LINE
+    y0 = top + _LINE
     for k in range(count):
-        x = left + k * (u + 4)
+        x = left + (k % _HAND_ROW) * (u + 4)
+        y = y0 + (k // _HAND_ROW) * (2 * u + 4)
         if tiles is None:
             parts.append(_tile(x, y, 0, 0, u, True, cls="hand-tile back", face_up=False))
         else:
             a, b = _pips_of(tiles[k])
             parts.append(_tile(x, y, a, b, u, True, cls="hand-tile", label=tiles[k]))
     parts.append("</g>")
-    return "".join(parts), count * (u + 4), _LINE + 2 * u + 8
+    lines = max(1, -(-count // _HAND_ROW))
+    return "".join(parts), min(count, _HAND_ROW) * (u + 4), _LINE + lines * (2 * u + 4) + 4
 
 
 def render_train_frame(frame: TrainFrame, *, defs: bool = True) -> str:
