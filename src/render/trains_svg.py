@@ -10,9 +10,9 @@ Drawn from the public face of :class:`bones.core.trains.TrainRound` and of
   Mexican train on a gold band; each train's open number in a circle at its end (green
   when the seat to move may play there); the double to satisfy ringed in orange.  A train
   longer than a line wraps onto the next line of its band.
-* **Chicken Foot**: a tree laid out in layers from the engine on the left: each tile in
-  the column of its depth, each subtree in a band of rows of its own, so no two tiles
-  overlap; a double stands crosswise with its toes fanned out to its right (a chicken
+* **Chicken Foot**: a tree laid out from the engine on the left: a line of play reads
+  left to right, its tiles touching; each subtree has a band of rows of its own, so no
+  two tiles overlap; a double stands crosswise with its toes fanned out to its right (a chicken
   foot); the double (or engine) whose toes are due is ringed in orange, with a dashed
   slot for each toe still missing.
 
@@ -51,7 +51,7 @@ _GAP = 3  # between tiles of a train
 _ROW_TILES = 14  # tiles on one line of a train before it wraps
 _HAND_ROW = 30  # tiles on one line of a hand
 _HUB = 78  # width of the hub column (Mexican Train)
-_COL = 2 * _HALF + 28  # column pitch of the Chicken Foot tree
+_BRANCH = 26  # Chicken Foot: the gap before the branches of a tile (its toes, or a fork)
 _PENDING = "#ff6f00"
 _PLAYABLE = "#2e7d32"
 #: One colour per number, 0 to 12: dark enough on the tiles' cream, told apart by hue.
@@ -485,7 +485,7 @@ def _seat_of(f: TrainFrame, tile: str) -> int:
 
 
 class _Node:
-    __slots__ = ("children", "depth", "free", "missing", "span", "tile", "y")
+    __slots__ = ("children", "depth", "free", "missing", "span", "tile", "x", "y")
 
     def __init__(self, tile: str, free: int, depth: int) -> None:
         self.tile = tile
@@ -494,6 +494,7 @@ class _Node:
         self.children: list[_Node] = []
         self.missing = 0  # toes still due (dashed slots)
         self.span = 0.0
+        self.x = 0.0  # left edge of its slot (2 halves wide)
         self.y = 0.0
 
 
@@ -533,24 +534,33 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
         n.span = max(own(n), kids)
         return n.span
 
-    def place(n: _Node, y0: float) -> None:
+    def chained(n: _Node) -> bool:
+        """A plain tile with one tile on it: the two touch, as in a line of play."""
+        a, b = _pips_of(n.tile)
+        return n.depth > 0 and len(n.children) == 1 and not n.missing and a != b
+
+    def next_x(n: _Node) -> float:
+        return n.x + 2 * half + (_GAP if chained(n) else _BRANCH)
+
+    def place(n: _Node, y0: float, x: float) -> None:
+        n.x = x
         kids = sum(c.span for c in n.children) + n.missing * _SLOT
         y = y0 + (n.span - kids) / 2
         for c in n.children:
-            place(c, y)
+            place(c, y, next_x(n))
             y += c.span
         n.y = y0 + n.span / 2
 
     measure(root)
-    place(root, top)
+    place(root, top, left)
     parts: list[str] = []
     edges: list[str] = []
     open_to = {t for t, _ in f.open_ends}
-    deepest = 0
+    right = left
 
     def box_of(n: _Node) -> Box:
         a, b = _pips_of(n.tile)
-        x = left + n.depth * _COL
+        x = n.x
         if a == b:
             return Box(x + half / 2, n.y - half, half, 2 * half)
         return Box(x, n.y - half / 2, 2 * half, half)
@@ -558,8 +568,8 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
     stack = [root]
     while stack:
         n = stack.pop()
-        deepest = max(deepest, n.depth + (1 if n.missing else 0))
         box = box_of(n)
+        right = max(right, next_x(n) + 2 * half if n.missing else n.x + 2 * half)
         a, b = _pips_of(n.tile)
         double = a == b
         if f.pending == n.tile and f.to_move is not None:
@@ -586,13 +596,15 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
         for c in n.children:
             cb = box_of(c)
             ex, ey = cb.x, cb.y + cb.h / 2
+            stack.append(c)
+            if chained(n) and cb.w > cb.h:
+                continue  # the tiles touch (a double, standing crosswise, is joined by a line)
             edges.append(
                 f"<path class='edge' d='M{_n(sx)} {_n(sy)}C{_n(sx + 12)} {_n(sy)} {_n(ex - 12)} "
                 f"{_n(ey)} {_n(ex)} {_n(ey)}' fill='none' stroke='#8d6e63' stroke-width='2'/>"
             )
-            stack.append(c)
         for my in missing_ys:
-            ex = left + (n.depth + 1) * _COL
+            ex = next_x(n)
             edges.append(
                 f"<path class='edge due' d='M{_n(sx)} {_n(sy)}C{_n(sx + 12)} {_n(sy)} "
                 f"{_n(ex - 12)} {_n(my)} {_n(ex)} {_n(my)}' fill='none' stroke='{_PENDING}' "
@@ -603,7 +615,7 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
                 f"<text x='{_n(ex + half)}' y='{_n(my + 4)}' text-anchor='middle' font-size='11' "
                 f"fill='{_PENDING}' {_FONT}>{n.free}</text>"
             )
-    width = (deepest + 1) * _COL + 8
+    width = right - left + 14
     table = (
         f"<rect class='table' x='{_n(left - 6)}' y='{_n(top - 6)}' width='{_n(width + 12)}' "
         f"height='{_n(root.span + 12)}' rx='8' fill='#2e7d4f' fill-opacity='0.12'/>"
