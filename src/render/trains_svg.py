@@ -42,7 +42,6 @@ __all__ = [
     "train_svg_of",
 ]
 
-_FONT = "font-family='DejaVu Sans, Verdana, sans-serif'"
 _MARGIN = 12
 _LINE = 18
 _HALF = 22  # side of a half on the board, pixels
@@ -243,6 +242,19 @@ def _pips_of(tile: str) -> tuple[int, int]:
     return int(a), int(b)
 
 
+def _style() -> str:
+    """The picture's shared looks, once per SVG rather than on every tile: a replay page
+    holds hundreds of these pictures."""
+    numbers = "".join(f".bones-trains .n{v}{{fill:{c}}}" for v, c in enumerate(NUMBER_COLOURS))
+    return (
+        "<style>.bones-trains text{font-family:'DejaVu Sans',Verdana,sans-serif}"
+        ".bones-trains .num{text-anchor:middle;font-weight:bold}"
+        ".bones-trains .tf{fill:#fffdf4;stroke:#222;stroke-width:1}"
+        ".bones-trains .tb{fill:#2f5d50;stroke:#222;stroke-width:1}"
+        f".bones-trains .bar{{stroke:#222}}{numbers}</style>"
+    )
+
+
 class Box(NamedTuple):
     x: float
     y: float
@@ -253,9 +265,8 @@ class Box(NamedTuple):
 def _numeral(cx: float, cy: float, value: int, half: float) -> str:
     size = half * (0.62 if value >= 10 else 0.72)
     return (
-        f"<text x='{_n(cx)}' y='{_n(cy + size * 0.36)}' text-anchor='middle' "
-        f"font-size='{_n(size)}' font-weight='bold' fill='{NUMBER_COLOURS[value % 13]}' "
-        f"{_FONT}>{value}</text>"
+        f"<text class='num n{value % 13}' x='{_n(cx)}' y='{_n(cy + size * 0.36)}' "
+        f"font-size='{_n(size)}'>{value}</text>"
     )
 
 
@@ -278,21 +289,21 @@ def _tile(
     if label:
         attrs += f" data-tile={quoteattr(label)}"
     body = (
-        f"<rect x='{_n(x)}' y='{_n(y)}' width='{_n(w)}' height='{_n(h)}' rx='{_n(half / 6)}' "
-        f"fill='{'#fffdf4' if face_up else '#2f5d50'}' stroke='#222' stroke-width='1'/>"
+        f"<rect class='{'tf' if face_up else 'tb'}' x='{_n(x)}' y='{_n(y)}' width='{_n(w)}' "
+        f"height='{_n(h)}' rx='{_n(half / 6)}'/>"
     )
     if face_up:
         if vertical:
             body += (
-                f"<line x1='{_n(x + 2)}' y1='{_n(y + half)}' x2='{_n(x + w - 2)}' "
-                f"y2='{_n(y + half)}' stroke='#222'/>"
+                f"<line class='bar' x1='{_n(x + 2)}' y1='{_n(y + half)}' x2='{_n(x + w - 2)}' "
+                f"y2='{_n(y + half)}'/>"
             )
             body += _numeral(x + half / 2, y + half / 2, first, half)
             body += _numeral(x + half / 2, y + 1.5 * half, second, half)
         else:
             body += (
-                f"<line x1='{_n(x + half)}' y1='{_n(y + 2)}' x2='{_n(x + half)}' "
-                f"y2='{_n(y + h - 2)}' stroke='#222'/>"
+                f"<line class='bar' x1='{_n(x + half)}' y1='{_n(y + 2)}' x2='{_n(x + half)}' "
+                f"y2='{_n(y + h - 2)}'/>"
             )
             body += _numeral(x + half / 2, y + half / 2, first, half)
             body += _numeral(x + 1.5 * half, y + half / 2, second, half)
@@ -318,7 +329,7 @@ def _badge(cx: float, cy: float, value: int, playable: bool, target: str) -> str
         f"stroke='{colour}' stroke-width='{3 if playable else 1.5}' "
         f"stroke-dasharray='{'none' if playable else '3 2'}'/>"
         f"<text x='{_n(cx)}' y='{_n(cy + 4.5)}' text-anchor='middle' font-size='12' "
-        f"font-weight='bold' fill='{NUMBER_COLOURS[value % 13]}' {_FONT}>{value}</text></g>"
+        f"font-weight='bold' fill='{NUMBER_COLOURS[value % 13]}'>{value}</text></g>"
     )
 
 
@@ -346,7 +357,7 @@ def _flag(x: float, y: float) -> str:
 
 
 def _text(x: float, y: float, text: str, size: int = 12, extra: str = "") -> str:
-    return f"<text x='{_n(x)}' y='{_n(y)}' font-size='{size}' {_FONT}{extra}>{escape(text)}</text>"
+    return f"<text x='{_n(x)}' y='{_n(y)}' font-size='{size}'{extra}>{escape(text)}</text>"
 
 
 def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, float]:
@@ -382,8 +393,7 @@ def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, f
         if mexican:
             label = "Mexican train (anyone may play here)"
             parts.append(
-                f"<text x='{_n(x0)}' y='{_n(y + 13)}' font-size='13' fill='#8a6500' {_FONT}>"
-                f"\u2605</text>"
+                f"<text x='{_n(x0)}' y='{_n(y + 13)}' font-size='13' fill='#8a6500'>\u2605</text>"
             )
         else:
             label = f"{f.seat_names[index]}'s train"
@@ -613,7 +623,7 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
                 f"width='{_n(2 * half)}' height='{_n(half)}' rx='3' fill='none' "
                 f"stroke='{_PENDING}' stroke-width='1.5' stroke-dasharray='4 3'/>"
                 f"<text x='{_n(ex + half)}' y='{_n(my + 4)}' text-anchor='middle' font-size='11' "
-                f"fill='{_PENDING}' {_FONT}>{n.free}</text>"
+                f"fill='{_PENDING}'>{n.free}</text>"
             )
     width = right - left + 14
     table = (
@@ -700,13 +710,13 @@ def render_train_frame(frame: TrainFrame, *, defs: bool = True) -> str:
     text = "".join(
         f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
         f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
-        f"{_FONT}>{escape(line)}</text>"
+        f">{escape(line)}</text>"
         for i, line in enumerate(lines)
     )
     return (
         f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position bones-trains' "
         f"width='{_n(width)}' height='{_n(height)}' viewBox='0 0 {_n(width)} {_n(height)}'>"
-        f"<rect width='100%' height='100%' fill='#f7f3ea'/>"
+        f"{_style()}<rect width='100%' height='100%' fill='#f7f3ea'/>"
         f"{text}{board}{''.join(rows)}</svg>"
     )
 
