@@ -280,3 +280,41 @@ def test_bones_play_mexican_train_in_a_terminal(tmp_path):
     game, seats = load_game(save)
     assert seats == ["human", "greedy"] and game.variant == "mexican-train"
     assert len(game.round.placements) >= 3
+
+
+def test_touching_halves_match_along_every_train():
+    for rnd in POSITIONS:
+        if rnd.layout_name != "trains":
+            continue
+        root = parse(svg_of(rnd))
+        for index in range(rnd.players + 1):
+            target = "M" if index == rnd.players else f"P{index}"
+            train = root.find(f".//{SVG}g[@data-train='{target}']")
+            tiles = [g for g in train.iter(f"{SVG}g") if g.get("class") == "tile"]
+            open_v = rnd.engine
+            for g in tiles:
+                first, second = (int(t.text) for t in g.iter(f"{SVG}text"))
+                assert first == open_v, (target, g.get("data-tile"))
+                open_v = second
+            end = train.find(f"{SVG}g[@class='open-end']")
+            assert end.get("data-open") == str(open_v) == str(rnd.trains[index][0])
+
+
+def test_each_foot_tile_shows_the_number_it_matched_first():
+    for rnd in POSITIONS:
+        if rnd.layout_name != "chicken_foot":
+            continue
+        engine = f"{rnd.engine}-{rnd.engine}"
+        free = {engine: rnd.engine}
+        matched = {}
+        for _, tile, target in rnd.placements:
+            a, b = (int(v) for v in tile.split("-"))
+            matched[tile] = free[target]
+            free[tile] = b if a == free[target] else a
+        root = parse(svg_of(rnd))
+        for g in board_tiles(root):
+            tile = g.get("data-tile")
+            if tile == engine:
+                continue
+            first, second = (int(t.text) for t in g.iter(f"{SVG}text"))
+            assert (first, second) == (matched[tile], free[tile]), tile
