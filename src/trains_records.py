@@ -73,6 +73,12 @@ class TrainObservation:
     engine_toes: int
     result: TrainResult | None  # once the round is over
 
+    def _repr_svg_(self) -> str:
+        """The position as this seat sees it, as SVG (for notebooks; bones.render)."""
+        from .render.trains_svg import train_svg_of
+
+        return train_svg_of(self)
+
     def points_after(self, move: object) -> int:
         """What ``move`` scores now: nothing, in a train game (its penalties come at the
         end of the round); as :meth:`bones.Observation.points_after` for the bots that

@@ -821,6 +821,12 @@ cdef class TrainRound:
             args.append("partial=True")
         return f"TrainRound.from_deal({', '.join(args)})"
 
+    def _repr_svg_(self):
+        """The position as SVG, for notebooks (every hand face up; bones.render)."""
+        from bones.render.trains_svg import train_svg_of
+
+        return train_svg_of(self)
+
     def __str__(self):
         if self.st.players == 0:
             return repr(self)

@@ -31,6 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO, TypeGuard
 
+from ..core.trains import TrainMove, TrainRound
 from ..errors import BonesError, OptionError
 
 __all__ = [
@@ -945,6 +946,8 @@ def _fail(record: Mapping[str, Any], what: str) -> ReplayError:
 
 
 def _event_text(event: Any) -> str:
+    if event.kind == "play" and isinstance(event.move, TrainMove):  # no count in train games
+        return str(event.move)
     if event.kind == "play":
         points = f", +{event.points}" if event.points else ""
         return f"{event.move}  (count {event.count}{points})"
@@ -1050,7 +1053,12 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
             for event in new[1:]:
                 print(f"       {who(event.seat)} {_event_text(event)}", file=out)
         print(file=out)
-        for line in str(rnd).splitlines():
+        board = str(rnd)
+        if isinstance(rnd, TrainRound):  # the trains (or the tree) drawn: render/trains_text.py
+            from ..render.trains_text import train_round_text
+
+            board = train_round_text(rnd, [who(s) for s in range(players)])
+        for line in board.splitlines():
             print(f"  {line}", file=out)
         result = entry.get("result")
         if rnd.result is None:

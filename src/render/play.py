@@ -16,10 +16,13 @@ from typing import Any, TextIO
 
 import msgpack
 
+from ..core.trains import TrainRound
 from ..errors import BonesError
 from ..records import unpack_message
+from ..trains_records import TrainObservation
 from .replay import explain_events
 from .terminal import board_text
+from .trains_text import explain_train_log, train_board_text, train_view_lines
 
 __all__ = ["HUMAN", "PlayError", "free_path", "load_game", "play_game", "save_game"]
 
@@ -116,14 +119,28 @@ class _Table:
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
-    def tell(self, events: Sequence[Any], stock: int) -> None:
-        """Explain ``events`` to the player and hand them to the bots."""
+    def tell(
+        self, events: Sequence[Any], stock: int, log: Sequence[Any] = (), public: Any = ()
+    ) -> None:
+        """Explain ``events`` to the player and hand them to the bots.  A train round is
+        explained from ``log`` (its log's new entries), ``public``: the trains' markers
+        before them."""
         rnd = self.game.round
-        for line in explain_events(events, self.names, rnd.ends, rnd.closed_ends, stock):
+        if isinstance(rnd, TrainRound):
+            lines = explain_train_log(log, self.names, rnd.layout_name, rnd.players, stock, public)
+        else:
+            lines = explain_events(events, self.names, rnd.ends, rnd.closed_ends, stock)
+        for line in lines:
             self.say(f"  {line}")
         for event in events:
             for bot in self.bots.values():
                 bot.observe(event)
+
+    def train_log(self, rnd: TrainRound) -> tuple[Any, ...]:
+        """The round's log as the person at the keyboard may see it: their own drawn tiles
+        when they are the only one, nobody's otherwise."""
+        humans = [s for s, spec in enumerate(self.seats) if spec == HUMAN]
+        return rnd.log_of(humans[0]) if len(humans) == 1 else rnd.log
 
     def scores(self) -> str:
         rnd = self.game.round
@@ -143,16 +160,26 @@ def _ask_human(table: _Table, seat: int, ask: Callable[[str], str]) -> Any:
     obs = table.game.round.observation(seat)
     say = table.say
     say()
-    say(board_text(obs.placements, obs.closed_ends))
-    ends = ", ".join(f"{n}={v}" for n, v in obs.ends if n not in obs.closed_ends) or "none"
-    say(f"open ends: {ends}   count {obs.count}   boneyard {obs.stock_size}")
-    say(table.scores())
-    others = ", ".join(
-        f"{table.names[s]} {_tiles(obs.hand_sizes[s])}" for s in range(obs.players) if s != seat
-    )
-    say(f"hands: {others}")
+    if isinstance(obs, TrainObservation):
+        lines = train_view_lines(obs, table.names)
+        say(lines[0])
+        say(lines[1])
+        say(table.scores())
+        say(lines[2])
+    else:
+        say(board_text(obs.placements, obs.closed_ends))
+        ends = ", ".join(f"{n}={v}" for n, v in obs.ends if n not in obs.closed_ends) or "none"
+        say(f"open ends: {ends}   count {obs.count}   boneyard {obs.stock_size}")
+        say(table.scores())
+        others = ", ".join(
+            f"{table.names[s]} {_tiles(obs.hand_sizes[s])}" for s in range(obs.players) if s != seat
+        )
+        say(f"hands: {others}")
     say(f"your hand ({table.names[seat]}): {' '.join(str(t) for t in obs.hand)}")
-    legal = list(obs.legal_moves)
+    # a train observation lists its moves as text: the round's are the move objects
+    legal = list(
+        table.game.round.legal_moves if isinstance(obs, TrainObservation) else obs.legal_moves
+    )
     say("your moves:")
     for i, move in enumerate(legal, 1):
         say(f"  {i}) {_describe(obs, move)}")
@@ -206,25 +233,38 @@ def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
     )
     for seat, bot in table.bots.items():
         bot.start_round(rnd.observation(seat))
-    table.tell(rnd.events, rnd.stock_size + sum(e.count for e in rnd.events if e.kind == "draw"))
+    log = table.train_log(rnd) if isinstance(rnd, TrainRound) else ()
+    drawn = sum(e.count for e in rnd.events if e.kind == "draw")
+    table.tell(rnd.events, rnd.stock_size + drawn, log)
     while not rnd.is_over:
         seat = rnd.to_move
         if seat in table.bots:
             obs = rnd.observation(seat)
-            move = table.bots[seat].choose(obs, obs.legal_moves)
-            if move not in obs.legal_moves:
+            # a train observation lists its moves as text; the bots get the move objects
+            legal = rnd.legal_moves if isinstance(rnd, TrainRound) else obs.legal_moves
+            move = table.bots[seat].choose(obs, legal)
+            if move not in legal:
                 raise BotError(seat, f"choose() returned {move!r}, which is not legal")
         else:
             move = _ask_human(table, seat, ask)
         seen = len(rnd.events)
         stock = rnd.stock_size
+        if isinstance(rnd, TrainRound):
+            logged = len(rnd.log)
+            public = [t[2] for t in rnd.trains[: rnd.players]]
+            rnd.play(move)
+            table.tell(rnd.events[seen:], stock, table.train_log(rnd)[logged:], public)
+            continue
         rnd.play(move)
         table.tell(rnd.events[seen:], stock)
     result = rnd.result
     for seat, bot in table.bots.items():
         bot.end_round(result, rnd.observation(seat))
     table.say()
-    table.say(board_text(rnd.placements, rnd.closed_ends))
+    if isinstance(rnd, TrainRound):
+        table.say(train_board_text(rnd, table.names))
+    else:
+        table.say(board_text(rnd.placements, rnd.closed_ends))
     won = "; ".join(" + ".join(table.names[s] for s in rnd.sides[w]) for w in result.winners)
     table.say(
         f"round over ({result.reason}): won by {won or 'nobody'}, points {list(result.points)}"

@@ -12,9 +12,12 @@ import html
 import io
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .svg import Frame, frame_of_observation, frame_of_round, pip_defs, render_frame
+
+if TYPE_CHECKING:
+    from .trains_svg import TrainFrame
 
 __all__ = ["Step", "explain_events", "replay_html", "replay_steps"]
 
@@ -26,7 +29,7 @@ class Step(NamedTuple):
     round: int
     ply: int
     lines: tuple[str, ...]
-    frame: Frame
+    frame: Frame | TrainFrame
 
     @property
     def tiles(self) -> int:
@@ -90,7 +93,10 @@ def replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Ste
     from ..core.round import Round
     from ..game import new_game
     from ..match.journal import show
+    from .trains_replay import is_train_record, train_replay_steps
 
+    if is_train_record(record):  # Mexican Train, Chicken Foot: render/trains_replay.py
+        return train_replay_steps(record, seat)
     show(record, io.StringIO())  # checks that the record replays; raises if it does not
     variant = _field(record, "variant")
     players = int(_field(record, "players"))

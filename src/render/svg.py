@@ -10,8 +10,11 @@ rules decided.  The output is deterministic (same position, same bytes) and vali
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from xml.sax.saxutils import escape, quoteattr
+
+if TYPE_CHECKING:
+    from .trains_svg import TrainFrame
 
 __all__ = [
     "UNIT",
@@ -369,9 +372,13 @@ def _hand_row(frame: Frame, seat: int, left: float, top: float) -> tuple[str, fl
 _HAND_HEIGHT = _LINE + 4 * _HAND_UNIT + 8
 
 
-def render_frame(frame: Frame, *, defs: bool = True) -> str:
+def render_frame(frame: Frame | TrainFrame, *, defs: bool = True) -> str:
     """The whole picture: title, status lines, board, every hand and the boneyard.
     ``defs=False`` leaves out the pip symbols (a page that holds them once)."""
+    if not isinstance(frame, Frame):  # a train game's picture: render/trains_svg.py
+        from .trains_svg import render_train_frame
+
+        return render_train_frame(frame, defs=defs)
     lines = (frame.title, *frame.lines)
     top = _MARGIN + _LINE * len(lines) + 4
     board, bw, bh = board_group(frame, _MARGIN, top)
@@ -420,7 +427,10 @@ def svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
     (``names``: the seats' players, shown next to the seat numbers)."""
     from ..game import Game
     from ..observation import Observation
+    from .trains_svg import is_train_round, train_svg_of
 
+    if is_train_round(obj.round if isinstance(obj, Game) else obj):
+        return train_svg_of(obj, names)  # Mexican Train, Chicken Foot: render/trains_svg.py
     if isinstance(obj, Game):
         return render_frame(frame_of_game(obj, names))
     if isinstance(obj, Observation):
