@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -471,6 +472,58 @@ def _match_parsers(sub: Any) -> None:
     )
 
     p = sub.add_parser(
+        "ratings",
+        help="a rating list (Elo with 95%% intervals) over the games of many journals",
+        description="Fit Bradley-Terry (logistic Elo) ratings by maximum likelihood to "
+        "every game of the journals (draws half a win; a game of more than two sides as "
+        "its pairwise results) and give each bot a 95%% interval from a bootstrap over the "
+        "duplicate sets of the deals. See docs/matches.md.",
+    )
+    p.add_argument("journals", nargs="+", metavar="JOURNAL", help="match journals")
+    p.add_argument(
+        "--anchor",
+        metavar="BOT=ELO",
+        help="fix BOT's rating at ELO (default: the ratings' mean is 0)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples for the intervals (default 1000; 0: no intervals)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    p.add_argument(
+        "--prior",
+        type=float,
+        default=0.0,
+        metavar="D",
+        help="D virtual draws between every two bots that met (default 0); needed when a "
+        "bot won or lost every game",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser(
+        "games",
+        help="list the games of a journal, with filters; write one as a text record",
+        description="List the games of a match journal: id, seats, result, length in "
+        "moves and forfeits. With --game N --record, print that game as a plain-text "
+        "record that bones show and bones replay read back. See docs/matches.md.",
+    )
+    p.add_argument("journal", metavar="JOURNAL", help="a match journal")
+    p.add_argument("--lost-by", metavar="BOT", help="only games that BOT lost (its spec)")
+    p.add_argument("--forfeits", action="store_true", help="only games with a forfeit")
+    p.add_argument("--variant", metavar="V", help="only games of variant V")
+    p.add_argument("--limit", type=int, metavar="N", help="list at most N games")
+    p.add_argument("--game", type=int, metavar="N", help="with --record: the game id")
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="print game --game N as a plain-text game record (docs/matches.md)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser(
         "serve-bot",
         help="run a bot as a bones-bot protocol process on stdin/stdout",
         description="Serve the bot of SPEC over the bones-bot protocol (docs/protocol.md): "
@@ -768,6 +821,64 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_ratings(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.ratings import format_ratings, rate_journals
+
+    anchor = None
+    if args.anchor is not None:
+        name, eq, value = args.anchor.rpartition("=")
+        try:
+            elo = float(value)
+        except ValueError:
+            elo = math.nan
+        if not eq or not name or not math.isfinite(elo):
+            raise UsageError(f"--anchor takes BOT=ELO (e.g. greedy=1500); got {args.anchor!r}")
+        anchor = (name, elo)
+    ratings = rate_journals(
+        args.journals, anchor=anchor, bootstrap=args.bootstrap, seed=args.seed, prior=args.prior
+    )
+    for warning in ratings.warnings:
+        print(f"bones: warning: {warning}", file=sys.stderr)
+    if args.json:
+        json.dump(ratings.to_dict(), out, indent=2)
+        print(file=out)
+    else:
+        print(format_ratings(ratings), file=out)
+    return 0
+
+
+def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.games import format_games, list_games
+
+    if args.record:
+        from .match.gamerecord import write_text_record
+        from .match.journal import load_record
+
+        if args.lost_by or args.forfeits or args.variant or args.limit is not None or args.json:
+            raise UsageError("--record prints one game: give only --game N")
+        out.write(write_text_record(load_record(args.journal, args.game)))
+        return 0
+    if args.game is not None:
+        raise UsageError("--game N goes with --record (or use bones show JOURNAL --game N)")
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be >= 0; got {args.limit}")
+    rows, warnings = list_games(
+        args.journal,
+        lost_by=args.lost_by,
+        forfeits=args.forfeits,
+        variant=args.variant,
+        limit=args.limit,
+    )
+    for warning in warnings:
+        print(f"bones: warning: {warning}", file=sys.stderr)
+    if args.json:
+        json.dump(rows, out, indent=2)
+        print(file=out)
+    else:
+        print(format_games(rows), file=out)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     from .render.report import report_html
 
@@ -850,6 +961,8 @@ COMMANDS = {
     "show": cmd_show,
     "replay": cmd_replay,
     "report": cmd_report,
+    "ratings": cmd_ratings,
+    "games": cmd_games,
     "play": cmd_play,
     "serve-bot": cmd_serve_bot,
 }
