@@ -558,9 +558,20 @@ def _match_parsers(sub: Any) -> None:
         description="Replay a game of a match journal (or a record file) with the engine "
         "and print every move with its seat and events, each round's layout and the scores.",
     )
-    p.add_argument("record", metavar="RECORD", help="a match journal or a game record file")
+    p.add_argument(
+        "record",
+        metavar="RECORD",
+        help="a match journal, a game record file (JSON) or a text game record",
+    )
     p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
     p.add_argument("--json", action="store_true", help="print the record itself as JSON")
+    p.add_argument(
+        "--record",
+        dest="record_text",
+        action="store_true",
+        help="print the game as a plain-text game record (which bones show and bones "
+        "replay read back; docs/matches.md)",
+    )
     p.add_argument(
         "--svg",
         metavar="FILE",
@@ -587,7 +598,11 @@ def _render_parsers(sub: Any) -> None:
         "game of a match journal with buttons and the arrow keys: the board after each "
         "move, the count, the scores, and every draw and pass explained. See docs/render.md.",
     )
-    p.add_argument("record", metavar="JOURNAL", help="a match journal or a game record file")
+    p.add_argument(
+        "record",
+        metavar="JOURNAL",
+        help="a match journal, a game record file (JSON) or a text game record",
+    )
     p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
     p.add_argument("--html", required=True, metavar="FILE", help="the page to write")
     p.add_argument(
@@ -794,13 +809,33 @@ def _show_svg(record: dict[str, Any], args: argparse.Namespace, out: TextIO) -> 
     return 0
 
 
+def _load_record(path: str, game: int | None) -> dict[str, Any]:
+    """A game record from a journal, a JSON record file or a text game record (which is
+    replayed and checked line by line: bones.match.gamerecord)."""
+    from .match.gamerecord import is_text_record, read_text_record
+    from .match.journal import JournalError, load_record
+
+    if is_text_record(path):
+        record = read_text_record(path)
+        if game is not None and record["id"] != game:
+            raise JournalError(f"{path} is the record of game {record['id']}, not game {game}")
+        return record
+    return load_record(path, game)
+
+
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
-    from .match.journal import load_record
     from .match.journal import show as show_record
 
     if (args.round is not None or args.ply is not None or args.seat is not None) and not args.svg:
         raise UsageError("--round, --ply and --seat go with --svg FILE")
-    record = load_record(args.record, args.game)
+    if args.record_text and (args.svg or args.json):
+        raise UsageError("--record prints the text record: not with --svg or --json")
+    record = _load_record(args.record, args.game)
+    if args.record_text:
+        from .match.gamerecord import write_text_record
+
+        out.write(write_text_record(record))
+        return 0
     if args.svg:
         return _show_svg(record, args, out)
     if args.json:
@@ -812,10 +847,9 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
-    from .match.journal import load_record
     from .render.replay import replay_html
 
-    record = load_record(args.record, args.game)
+    record = _load_record(args.record, args.game)
     _write(args.html, replay_html(record, args.seat))
     print(f"{args.html}: replay of game {record.get('id', '?')}", file=out)
     return 0
@@ -852,11 +886,10 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.record:
         from .match.gamerecord import write_text_record
-        from .match.journal import load_record
 
         if args.lost_by or args.forfeits or args.variant or args.limit is not None or args.json:
             raise UsageError("--record prints one game: give only --game N")
-        out.write(write_text_record(load_record(args.journal, args.game)))
+        out.write(write_text_record(_load_record(args.journal, args.game)))
         return 0
     if args.game is not None:
         raise UsageError("--game N goes with --record (or use bones show JOURNAL --game N)")
