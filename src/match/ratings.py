@@ -189,7 +189,7 @@ class _Data:
     def bot(self, spec: str, identity: Any) -> int:
         label = spec
         copy = 1
-        while label in self.index and self.identity[label] != identity:
+        while label in self.index and _differ(self.identity[label], identity):
             copy += 1
             label = f"{spec}#{copy}"
         if copy > 1 and label not in self.index:
@@ -249,6 +249,12 @@ class _Data:
                 acc = unit.setdefault(key, [0.0, 0.0])
                 acc[0] += s
                 acc[1] += 1.0
+
+
+def _differ(old: Any, new: Any) -> bool:
+    """Whether two identities of a spec are two bots (a journal written before bones
+    kept identities has none: it is taken to be the same bot)."""
+    return old is not None and new is not None and old != new
 
 
 def _total(
@@ -347,7 +353,7 @@ def rate_journals(
     bots: list[dict[str, Any]] = []
     for i, label in enumerate(data.labels):
         values = sorted(samples[i])
-        if degenerate and anchor is not None and label == anchor[0]:
+        if anchor is not None and label == anchor[0]:  # fixed: its interval is a point
             lo = hi = anchor[1]
         elif bootstrap == 0:
             lo = hi = math.nan
