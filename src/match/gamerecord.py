@@ -55,7 +55,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import OptionError
 from .journal import JournalError, _sides_of, ranks_of, round_entry
 
 __all__ = ["RecordError", "is_text_record", "read_text_record", "render", "write_text_record"]
@@ -235,15 +234,23 @@ _Move = tuple[str, "int | None", "int | None"]
 
 
 def _play(
-    meta: Mapping[str, Any], moves: Sequence[Sequence[_Move]], path: str = ""
+    meta: Mapping[str, Any],
+    moves: Sequence[Sequence[_Move]],
+    path: str = "",
+    lines: tuple[int, int] | None = None,
 ) -> tuple[Any, list[tuple[Any, Any]]]:
-    """Deal the game of ``meta`` and play ``moves`` (per round) with the engine."""
+    """Deal the game of ``meta`` and play ``moves`` (per round) with the engine;
+    ``lines``: the record's line of its Variant tag and its last line (for the errors
+    that no move line is to blame for)."""
+    from ..errors import BonesError
     from ..game import new_game
 
     def fail(r: int, i: int | None, what: str) -> RecordError:
         line = None
         if i is not None and r < len(moves) and 0 <= i < len(moves[r]):
             line = moves[r][i][2]
+        elif lines is not None:
+            line = lines[1]
         at = f"line {line}: " if line is not None else ""
         return RecordError(f"{path}: {at}{what}" if path else f"{at}{what}")
 
@@ -253,14 +260,16 @@ def _play(
         return None, []
     try:
         game = new_game(meta["variant"], meta["players"], meta["seed"], **meta["options"])
-    except (OptionError, TypeError, ValueError) as exc:
-        raise fail(0, None, f"cannot start the game of the tags: {exc}") from None
+    except (BonesError, TypeError, ValueError, OverflowError) as exc:
+        where = f"line {lines[0]}: " if lines is not None else ""
+        what = f"the Variant, Players, Options and Seed tags give no game: {exc}"
+        raise RecordError(f"{path}: {where}{what}" if path else f"{where}{what}") from None
     rounds = []
     for r, round_moves in enumerate(moves):
         if r:
             try:
                 nxt = game.next_round()
-            except ValueError as exc:
+            except (BonesError, ValueError) as exc:
                 raise fail(r, 0, f"round {r + 1}: {exc}") from None
             if nxt is None:
                 raise fail(r, 0, f"the game is over after round {r}; round {r + 1} cannot start")
@@ -277,7 +286,7 @@ def _play(
                 )
             try:
                 rnd.play(move)
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, IndexError, OverflowError) as exc:
                 raise fail(
                     r, i, f"round {r + 1} move {i + 1} ({move}) is not legal: {exc}"
                 ) from None
@@ -290,11 +299,15 @@ def _play(
                     len(round_moves) - 1 if round_moves else None,
                     f"round {r + 1} is not over at the end of the record",
                 )
-            if game.next_round() is not None:
+            try:
+                following = game.next_round()
+            except (BonesError, ValueError) as exc:
+                raise fail(r, None, f"round {r + 1}: {exc}") from None
+            if following is not None:
                 raise fail(
                     r,
                     len(round_moves) - 1 if round_moves else None,
-                    f"the game is not over after round {r + 1}",
+                    f"the record ends with round {r + 1}, but the game goes on",
                 )
     if not moves and meta.get("forfeit") is None:
         raise fail(0, None, "a record of a finished game needs its rounds")
@@ -408,7 +421,7 @@ def read_text_record(path: str | os.PathLike[str], text: str | None = None) -> d
         if int(move.group(1)) != len(moves[-1]) + 1:
             raise fail(n, f"move number {move.group(1)}; move {len(moves[-1]) + 1} comes next")
         moves[-1].append((move.group(3), int(move.group(2)), n))
-    game, rounds = _play(meta, moves, path)
+    game, rounds = _play(meta, moves, path, (tag_line["Variant"], lines[-1][0]))
     want = render(meta, game, rounds)
     expected = [s.strip() for s in want if s.strip()]
     tagged = [(n, s) for n, s in lines if n != tag_line["Digest"]]
