@@ -280,3 +280,20 @@ def test_real_match_journals(tmp_path, capsys):
     assert {x["bot"] for x in data["bots"]} == {"greedy", "random", "heaviest"}
     assert data["games"] == 32 and data["units"] == 16
     assert [x["rank"] for x in data["bots"]] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("n, p", [(1, 0.3), (7, 0.3), (60, 0.1), (2000, 0.35), (50_000, 0.8)])
+def test_binomial_sampler(n, p):
+    """The resampling's binomial variates have the binomial's mean and variance."""
+    from bones.match.ratings import _binomial, _multinomial
+
+    rng = random.Random(n)
+    draws = [_binomial(rng, n, p) for _ in range(20_000)]
+    assert all(0 <= x <= n for x in draws)
+    mean = sum(draws) / len(draws)
+    var = sum((x - mean) ** 2 for x in draws) / len(draws)
+    sd = math.sqrt(n * p * (1 - p))
+    assert abs(mean - n * p) < 5 * sd / math.sqrt(len(draws))
+    assert var == pytest.approx(n * p * (1 - p), rel=0.06)
+    counts = _multinomial(rng, n, [3, 0, 5, 2])
+    assert sum(counts.values()) == n and 1 not in counts

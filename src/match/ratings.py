@@ -272,6 +272,65 @@ def _total(
     return {key: (a[0], a[1]) for key, a in acc.items()}
 
 
+def _binomial(rng: random.Random, n: int, p: float) -> int:
+    """A binomial variate: ``n`` trials of probability ``p`` (CPython 3.12's
+    ``random.binomialvariate``, here for Python 3.10 and 3.11: Devroye's geometric method
+    for ``n p < 10``, else Hormann's BTRS, "The generation of binomial random variates",
+    1993), in time independent of ``n``."""
+    if p <= 0.0 or n <= 0:
+        return 0
+    if p >= 1.0:
+        return n
+    if p > 0.5:
+        return n - _binomial(rng, n, 1.0 - p)
+    if n * p < 10.0:
+        x = y = 0
+        c = math.log1p(-p)
+        while True:
+            y += math.floor(math.log(1.0 - rng.random()) / c) + 1
+            if y > n:
+                return x
+            x += 1
+    spq = math.sqrt(n * p * (1.0 - p))
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * p
+    c = n * p + 0.5
+    vr = 0.92 - 4.2 / b
+    alpha = (2.83 + 5.1 / b) * spq
+    lpq = math.log(p / (1.0 - p))
+    m = math.floor((n + 1) * p)  # the mode
+    h = math.lgamma(m + 1) + math.lgamma(n - m + 1)
+    while True:
+        u = rng.random() - 0.5
+        us = 0.5 - abs(u)
+        k = math.floor((2.0 * a / us + b) * u + c)
+        if k < 0 or k > n:
+            continue
+        v = rng.random()
+        if us >= 0.07 and v <= vr:
+            return k
+        v *= alpha / (a / (us * us) + b)
+        if v > 0 and math.log(v) <= h - math.lgamma(k + 1) - math.lgamma(n - k + 1) + (k - m) * lpq:
+            return k
+
+
+def _multinomial(rng: random.Random, n: int, weights: Sequence[int]) -> dict[int, int]:
+    """How many of ``n`` draws with replacement fall on each kind of unit, kind ``i``
+    having ``weights[i]`` units: a multinomial variate as a chain of binomials (the time
+    grows with the kinds, not with the units: a two-bot match has at most 9 kinds)."""
+    left = float(sum(weights))
+    counts: dict[int, int] = {}
+    for i, w in enumerate(weights):
+        if n <= 0:
+            break
+        x = n if w >= left else _binomial(rng, n, w / left)
+        if x:
+            counts[i] = x
+        n -= x
+        left -= w
+    return counts
+
+
 def _quantile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile of sorted ``values`` (linear interpolation; infinities kept)."""
     pos = q * (len(values) - 1)
@@ -339,10 +398,9 @@ def rate_journals(
     samples: list[list[float]] = [[] for _ in range(k)]
     degenerate = 0
     rng = random.Random(seed)
-    population = range(len(kinds))
-    weights = [multiplicity[i] for i in population]
+    weights = [multiplicity[i] for i in range(len(kinds))]
     for _ in range(bootstrap):
-        drawn = Counter(rng.choices(population, weights=weights, k=len(unit_kinds)))
+        drawn = _multinomial(rng, len(unit_kinds), weights)
         ratings = fit(k, _total(kinds, drawn, prior, met), elo)
         if ratings is None:
             degenerate += 1
