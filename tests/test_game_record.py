@@ -230,6 +230,8 @@ EDITS = ("delete", "insert", "replace", "drop_line", "dup_line", "swap_lines", "
 
 
 def mutate(text, rng):
+    if not text:  # cut to nothing by an earlier edit
+        return rng.choice(("[", "x", "\n"))
     kind = rng.choice(EDITS)
     lines = text.split("\n")
     if kind in ("delete", "insert", "replace"):
