@@ -1,6 +1,6 @@
 """The ``bones`` command line: ``bones match``, ``bones show``, ``bones replay``,
-``bones report``, ``bones play``, ``bones variants``, ``bones bots``, ``bones plugins``,
-``bones bench``.
+``bones report``, ``bones ratings``, ``bones games``, ``bones play``, ``bones variants``,
+``bones bots``, ``bones plugins``, ``bones bench``.
 
 Usage errors print one line ``bones: error: ...`` naming what is allowed and exit with 2.
 """

@@ -99,3 +99,18 @@ def test_not_a_journal(tmp_path, capsys):
     bad.write_text("hello\nworld\n")
     code, _, err = run(capsys, "games", bad)
     assert code == 2 and "x.jsonl" in err
+
+
+def test_record_of_a_journal_without_moves(journals, tmp_path, capsys):
+    from bones.match.journal import without_moves
+
+    plain, _ = journals
+    light = tmp_path / "light.jsonl"
+    light.write_bytes(without_moves(plain.read_bytes()))
+    code, _, err = run(capsys, "games", light, "--game", "2", "--record")
+    assert code == 2 and "its moves are not in this journal" in err
+    code, out, _ = run(capsys, "games", light, "--json", "--limit", "1")
+    row = json.loads(out)[0]
+    assert code == 0 and row["moves"] is None and row["rounds"] is None
+    code, out, _ = run(capsys, "games", light, "--limit", "1")
+    assert out.splitlines()[1].split()[-3:] == ["-", "-", "-"]

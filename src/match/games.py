@@ -2,8 +2,8 @@
 
 Each row is one game record (the first of its id, as every reader counts it): its id,
 variant, the bot of each seat, the result (who won, or a draw, or void), the final scores,
-its length (rounds, and moves: the tiles placed; forced draws and passes are not moves)
-and its forfeit, if any.
+its length (rounds, and moves: the tiles placed; forced draws and passes are not moves;
+``None`` in a journal copied without its moves) and its forfeit, if any.
 """
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ def game_row(rec: Mapping[str, Any]) -> dict[str, Any]:
             ", ".join(f"{seats[x]} (seat {x})" for x in sides[s]) for s in winners
         )
     rounds = rec.get("rounds") or []
-    moves = sum(len((r.get("moves") or "").split()) for r in rounds)
+    moves: int | None = sum(len((r.get("moves") or "").split()) for r in rounds)
     forfeit = rec.get("forfeit")
+    kept: int | None = len(rounds)
+    if not rounds and rec.get("ranks") and not forfeit:  # a copy without the moves
+        kept = moves = None
     return {
         "id": rec["id"],
         "variant": rec["variant"],
@@ -44,7 +47,7 @@ def game_row(rec: Mapping[str, Any]) -> dict[str, Any]:
         "winners": [x for s in winners for x in sides[s]],
         "losers": [x for s in losers for x in sides[s]],
         "scores": rec.get("scores"),
-        "rounds": len(rounds),
+        "rounds": kept,
         "moves": moves,
         "forfeit": None
         if not forfeit
@@ -120,8 +123,8 @@ def format_games(rows: Sequence[Mapping[str, Any]]) -> str:
                 ", ".join(r["seats"]),
                 r["result"],
                 "-".join(map(str, r["scores"])) if r["scores"] else "-",
-                str(r["rounds"]),
-                str(r["moves"]),
+                "-" if r["rounds"] is None else str(r["rounds"]),
+                "-" if r["moves"] is None else str(r["moves"]),
                 "-" if not forfeit else f"seat {forfeit['seat']}: {forfeit['reason']}",
             ]
         )
