@@ -477,7 +477,7 @@ def _match_parsers(sub: Any) -> None:
         description="Fit Bradley-Terry (logistic Elo) ratings by maximum likelihood to "
         "every game of the journals (draws half a win; a game of more than two sides as "
         "its pairwise results) and give each bot a 95%% interval from a bootstrap over the "
-        "duplicate sets of the deals. See docs/matches.md.",
+        "deals (each deal's games together: pentanomial-aware). See docs/matches.md.",
     )
     p.add_argument("journals", nargs="+", metavar="JOURNAL", help="match journals")
     p.add_argument(

@@ -45,7 +45,7 @@ def write_journal(path, bots, games, *, players=2, duplicate=True, fmt="head-to-
             {
                 "type": "game", "id": gid, "group": group, "deal": group, "encounter": 0,
                 "seating": gid % 2, "variant": "straight", "players": players, "options": {},
-                "seed": gid, "seats": [bots[b] for b in side_bots],
+                "seed": 1000 + group, "seats": [bots[b] for b in side_bots],
                 "seat_bots": list(side_bots), "bot_seeds": [0] * n,
                 "sides": [[s] for s in range(n)], "rounds": [], "scores": None,
                 "winners": winners, "losers": losers, "forfeit": None, "ranks": list(ranks),
@@ -122,7 +122,7 @@ def test_two_bots_table_json_and_anchor(tmp_path, capsys):
     assert top["elo"] - bottom["elo"] == pytest.approx(190.849, abs=1e-3)
     assert top["elo"] == pytest.approx(95.42, abs=0.01)
     assert top["elo_lo"] < top["elo"] < top["elo_hi"]
-    assert r.units == 30 and r.unit == "duplicate set"
+    assert r.units == 30 and r.unit == "deal"
     code = main(["ratings", path, "--anchor", "random=1000", "--json", "--bootstrap", "200"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -138,7 +138,7 @@ def test_two_bots_table_json_and_anchor(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0].split() == ["Rank", "Bot", "Elo", "95%", "interval", "Games", "Score"]
     assert lines[1].split()[:3] == ["1", "greedy", "+95.4"] and lines[1].endswith("75.0%")
-    assert "anchor: mean 0" in out and "bootstrap of 30 units (duplicate sets)" in out
+    assert "anchor: mean 0" in out and "bootstrap of 30 units (deals)" in out
 
 
 def test_interval_matches_the_pentanomial_one(tmp_path):
@@ -202,7 +202,7 @@ def test_many_journals_and_multiplayer_pairs(tmp_path):
     by = {b["bot"]: b for b in r.bots}
     assert set(by) == {"a", "b", "c"}
     assert by["a"]["games"] == 10 and by["b"]["games"] == 6 and by["c"]["games"] == 10
-    assert r.games == 10 and r.unit == "duplicate set or game"
+    assert r.games == 10 and r.unit == "deal" and r.units == 6 + 2
     # the fit equals fit() of the pairwise results counted by hand
     # three.jsonl: games 0,2 (a,b,c ranks 1,2,1): b>a, b>c, a=c; games 1,3 (2,1,1):
     # a>b, a>c, b=c; game 4 (c,b,a ranks 2,0,0): c>b, c>a, a=b; game 5 (b,c,a: 2,0,1):
@@ -278,7 +278,8 @@ def test_real_match_journals(tmp_path, capsys):
     assert code == 0, err
     data = json.loads(out)
     assert {x["bot"] for x in data["bots"]} == {"greedy", "random", "heaviest"}
-    assert data["games"] == 32 and data["units"] == 16
+    # both matches have seed 0: the same 8 deals, each a unit with the games of both
+    assert data["games"] == 32 and data["units"] == 8
     assert [x["rank"] for x in data["bots"]] == [1, 2, 3]
 
 

@@ -20,8 +20,11 @@ pairwise results of every game of the journals:
   against the other; otherwise :class:`RatingError` says which bots and suggests
   ``--prior``: ``D`` virtual draws between every two bots that met (bayeselo's prior).
 * **Intervals** (95%) come from a bootstrap over the independent units of the journals:
-  the duplicate sets of a deal (a deal pair in a two-player match: the pentanomial unit,
-  whose two games share the luck of the deal) or single games with ``--no-duplicate``.
+  their deals (a game's variant, players, options and seed: matches with the same
+  ``--seed`` deal the same deals, so a deal may span journals).  A deal's games share its
+  luck: in a two-player match its deal pair (the pentanomial unit: the same deal with the
+  seats swapped), in a round-robin also the other encounters on that deal, and the games
+  of other journals dealt the same.
   Each resample draws as many units as there are, with replacement, refits and takes the
   2.5% and 97.5% points of each bot's rating (ordo's way: simulation).  Keeping a deal's
   games together is what makes the intervals pentanomial-aware: for two bots they agree
@@ -39,6 +42,7 @@ in which case the later one is listed as ``SPEC#2`` and a note says so.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -180,7 +184,7 @@ class _Data:
         self.identity: dict[str, Any] = {}
         self.games: list[int] = []
         self.points: list[float] = []
-        self.units: dict[tuple[int, int], dict[tuple[int, int], list[float]]] = {}
+        self.units: dict[tuple[Any, ...], dict[tuple[int, int], list[float]]] = {}
         self.n_games = 0
         self.unit_kinds: set[str] = set()
         self.notes: list[str] = []
@@ -205,7 +209,7 @@ class _Data:
             self.points.append(0.0)
         return self.index[label]
 
-    def read(self, number: int, path: str) -> None:
+    def read(self, path: str) -> None:
         reader = JournalReader(path)
         try:
             config = reader.config
@@ -214,16 +218,13 @@ class _Data:
             specs = list(config.get("bots") or [])
             idents: list[Any] = list(reader.identity) if reader.identity else [None] * len(specs)
             for rec in reader.games(rounds=False):
-                self._add(number, rec, specs, idents)
+                self._add(rec, specs, idents)
             self.warnings.extend(reader.warnings)
-            duplicate = bool(config.get("duplicate", True))
-            self.unit_kinds.add("duplicate set" if duplicate else "game")
+            self.unit_kinds.add("deal")
         finally:
             reader.close()
 
-    def _add(
-        self, number: int, rec: Mapping[str, Any], specs: Sequence[str], idents: Sequence[Any]
-    ) -> None:
+    def _add(self, rec: Mapping[str, Any], specs: Sequence[str], idents: Sequence[Any]) -> None:
         ranks = rec.get("ranks")
         if not ranks:
             return
@@ -238,7 +239,10 @@ class _Data:
         for bot, (points, count) in scores.items():
             self.games[bot] += 1
             self.points[bot] += points / count
-        unit = self.units.setdefault((number, int(rec["group"])), {})
+        # the unit is the deal, wherever it was played: matches with the same seed deal the
+        # same deals, so journals of one seed share them
+        deal = (rec["variant"], rec["players"], _canonical(rec["options"]), rec["seed"])
+        unit = self.units.setdefault(deal, {})
         for i, a in enumerate(side_bots):
             for j in range(i + 1, len(side_bots)):
                 b = side_bots[j]
@@ -249,6 +253,10 @@ class _Data:
                 acc = unit.setdefault(key, [0.0, 0.0])
                 acc[0] += s
                 acc[1] += 1.0
+
+
+def _canonical(options: Any) -> str:
+    return json.dumps(options, sort_keys=True, separators=(",", ":"))
 
 
 def _differ(old: Any, new: Any) -> bool:
@@ -363,8 +371,8 @@ def rate_journals(
             raise RatingError(f"the journal {path} is given twice (also as {seen[real]})")
         seen[real] = path
     data = _Data()
-    for number, path in enumerate(paths):
-        data.read(number, path)
+    for path in paths:
+        data.read(path)
     k = len(data.labels)
     if k < 2 or data.n_games == 0:
         raise RatingError(
