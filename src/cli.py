@@ -895,7 +895,7 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("--game N goes with --record (or use bones show JOURNAL --game N)")
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0; got {args.limit}")
-    rows, warnings = list_games(
+    rows, warnings, matched = list_games(
         args.journal,
         lost_by=args.lost_by,
         forfeits=args.forfeits,
@@ -908,7 +908,7 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(rows, out, indent=2)
         print(file=out)
     else:
-        print(format_games(rows), file=out)
+        print(format_games(rows, matched), file=out)
     return 0
 
 

@@ -62,6 +62,8 @@ def test_filters(journals, capsys):
     assert {r["id"] for r in json.loads(out)} == {r["id"] for r in rows} - set(lost)
     code, out, _ = run(capsys, "games", plain, "--limit", "3", "--json")
     assert [r["id"] for r in json.loads(out)] == [0, 1, 2]
+    code, out, _ = run(capsys, "games", plain, "--limit", "3")
+    assert out.splitlines()[-1] == "(3 of 12 games; --limit 3)" and len(out.splitlines()) == 5
     code, out, _ = run(capsys, "games", plain, "--variant", "block")
     assert code == 0 and out == "No game matches.\n"
     code, out, _ = run(capsys, "games", plain, "--forfeits", "--json")

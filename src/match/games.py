@@ -73,9 +73,10 @@ def list_games(
     forfeits: bool = False,
     variant: str | None = None,
     limit: int | None = None,
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[dict[str, Any]], list[str], int]:
     """The rows of the games of the journal ``path`` that pass the filters, in id
-    order (at most ``limit``), and the reader's warnings.  ``lost_by``: a bot spec or a
+    order (at most ``limit``), the reader's warnings and how many games passed the
+    filters (``limit`` aside).  ``lost_by``: a bot spec or a
     bot's name (every spec of that bot) that held a losing seat."""
     reader = JournalReader(path)
     try:
@@ -104,13 +105,15 @@ def list_games(
     finally:
         reader.close()
     rows.sort(key=lambda r: r["id"])
+    matched = len(rows)
     if limit is not None:
         rows = rows[:limit]
-    return rows, warnings
+    return rows, warnings, matched
 
 
-def format_games(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as a table; a last line counts them."""
+def format_games(rows: Sequence[Mapping[str, Any]], matched: int | None = None) -> str:
+    """The rows as a table; a last line counts them (and the ``matched`` games, when
+    ``--limit`` left some out)."""
     if not rows:
         return "No game matches."
     table = [["id", "variant", "seats", "result", "scores", "rounds", "moves", "forfeit"]]
@@ -137,5 +140,8 @@ def format_games(rows: Sequence[Mapping[str, Any]]) -> str:
         ).rstrip()
         for row in table
     ]
-    lines.append(f"({len(rows)} game{'s' if len(rows) != 1 else ''})")
+    if matched is not None and matched > len(rows):
+        lines.append(f"({len(rows)} of {matched} games; --limit {len(rows)})")
+    else:
+        lines.append(f"({len(rows)} game{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
