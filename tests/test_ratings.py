@@ -298,3 +298,19 @@ def test_binomial_sampler(n, p):
     assert var == pytest.approx(n * p * (1 - p), rel=0.06)
     counts = _multinomial(rng, n, [3, 0, 5, 2])
     assert sum(counts.values()) == n and 1 not in counts
+
+
+def test_thin_samples_get_unbounded_intervals(tmp_path, capsys):
+    """Three deal pairs, one game lost: many resamples have the winner win everything
+    (no finite ratings), so the bounds are infinite, never falsely tight."""
+    path = write_journal(tmp_path / "t.jsonl", ["a", "b"], two_bot_games([1, 1, 1, 0, 1, 1]))
+    r = rate_journals([path], bootstrap=200)
+    assert r.degenerate > 20  # (2/3)**3 of the resamples miss the lost game
+    a = r.bots[0]
+    assert a["bot"] == "a" and math.isfinite(a["elo"])
+    assert a["elo_lo"] == -math.inf and a["elo_hi"] == math.inf
+    assert "[-inf, +inf]" in format_ratings(r) and "without finite ratings" in format_ratings(r)
+    assert main(["ratings", path, "--json", "--bootstrap", "50"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bots"][0]["elo_lo"] is None and data["bots"][0]["elo_hi"] is None
+    assert data["interval"]["degenerate"] > 0
