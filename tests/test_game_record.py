@@ -176,6 +176,9 @@ def test_edits_name_their_line(tmp_path_factory):
     edited = lines.copy()
     del edited[seed - 1]
     assert "no [Seed] tag" in errors_of("\n".join(edited))
+    edited = lines.copy()
+    edited[seed - 1] = "[Sede 12]"
+    assert f"line {seed}: unknown tag Sede" in errors_of("\n".join(edited))
     options = line_of(text, "[Options ")
     edited = lines.copy()
     edited[options - 1] = '[Options {"nope": 1}]'

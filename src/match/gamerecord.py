@@ -326,6 +326,10 @@ def is_text_record(path: str | os.PathLike[str]) -> bool:
 
 
 _INT_TAGS = ("Game", "Players", "Seed", "Deal", "Seating")
+_KNOWN_TAGS = (
+    "Bones", "Game", "Variant", "Players", "Options", "Seed", "Deal", "Seating", "Sides",
+    "ForfeitSeat", "ForfeitReason", "ForfeitDetail", "Void", "Result", "Scores", "Digest",
+)  # fmt: skip
 
 
 def read_text_record(path: str | os.PathLike[str], text: str | None = None) -> dict[str, Any]:
@@ -363,6 +367,8 @@ def read_text_record(path: str | os.PathLike[str], text: str | None = None) -> d
         if match is None:
             raise fail(n, f"not a tag line [Name VALUE]: {s[:60]!r}")
         name = match.group(1)
+        if name not in _KNOWN_TAGS and not re.fullmatch(r"Seat(0|[1-9][0-9]?)", name):
+            raise fail(n, f"unknown tag {name}; a record's tags: {', '.join(_KNOWN_TAGS)}, SeatN")
         if name in tags:
             raise fail(n, f"tag {name} again (first at line {tag_line[name]})")
         try:
