@@ -1,6 +1,6 @@
 """The ``bones`` command line: ``bones match``, ``bones show``, ``bones replay``,
-``bones report``, ``bones play``, ``bones variants``, ``bones bots``, ``bones plugins``,
-``bones bench``.
+``bones report``, ``bones ratings``, ``bones games``, ``bones play``, ``bones variants``,
+``bones bots``, ``bones plugins``, ``bones bench``.
 
 Usage errors print one line ``bones: error: ...`` naming what is allowed and exit with 2.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -471,6 +472,58 @@ def _match_parsers(sub: Any) -> None:
     )
 
     p = sub.add_parser(
+        "ratings",
+        help="a rating list (Elo with 95%% intervals) over the games of many journals",
+        description="Fit Bradley-Terry (logistic Elo) ratings by maximum likelihood to "
+        "every game of the journals (draws half a win; a game of more than two sides as "
+        "its pairwise results) and give each bot a 95%% interval from a bootstrap over the "
+        "deals (each deal's games together: pentanomial-aware). See docs/matches.md.",
+    )
+    p.add_argument("journals", nargs="+", metavar="JOURNAL", help="match journals")
+    p.add_argument(
+        "--anchor",
+        metavar="BOT=ELO",
+        help="fix BOT's rating at ELO (default: the ratings' mean is 0)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples for the intervals (default 1000; 0: no intervals)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    p.add_argument(
+        "--prior",
+        type=float,
+        default=0.0,
+        metavar="D",
+        help="D virtual draws between every two bots that met (default 0); needed when a "
+        "bot won or lost every game",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser(
+        "games",
+        help="list the games of a journal, with filters; write one as a text record",
+        description="List the games of a match journal: id, seats, result, length in "
+        "moves and forfeits. With --game N --record, print that game as a plain-text "
+        "record that bones show and bones replay read back. See docs/matches.md.",
+    )
+    p.add_argument("journal", metavar="JOURNAL", help="a match journal")
+    p.add_argument("--lost-by", metavar="BOT", help="only games that BOT lost (its spec)")
+    p.add_argument("--forfeits", action="store_true", help="only games with a forfeit")
+    p.add_argument("--variant", metavar="V", help="only games of variant V")
+    p.add_argument("--limit", type=int, metavar="N", help="list at most N games")
+    p.add_argument("--game", type=int, metavar="N", help="with --record: the game id")
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="print game --game N as a plain-text game record (docs/matches.md)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser(
         "serve-bot",
         help="run a bot as a bones-bot protocol process on stdin/stdout",
         description="Serve the bot of SPEC over the bones-bot protocol (docs/protocol.md): "
@@ -505,9 +558,20 @@ def _match_parsers(sub: Any) -> None:
         description="Replay a game of a match journal (or a record file) with the engine "
         "and print every move with its seat and events, each round's layout and the scores.",
     )
-    p.add_argument("record", metavar="RECORD", help="a match journal or a game record file")
+    p.add_argument(
+        "record",
+        metavar="RECORD",
+        help="a match journal, a game record file (JSON) or a text game record",
+    )
     p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
     p.add_argument("--json", action="store_true", help="print the record itself as JSON")
+    p.add_argument(
+        "--record",
+        dest="record_text",
+        action="store_true",
+        help="print the game as a plain-text game record (which bones show and bones "
+        "replay read back; docs/matches.md)",
+    )
     p.add_argument(
         "--svg",
         metavar="FILE",
@@ -534,7 +598,11 @@ def _render_parsers(sub: Any) -> None:
         "game of a match journal with buttons and the arrow keys: the board after each "
         "move, the count, the scores, and every draw and pass explained. See docs/render.md.",
     )
-    p.add_argument("record", metavar="JOURNAL", help="a match journal or a game record file")
+    p.add_argument(
+        "record",
+        metavar="JOURNAL",
+        help="a match journal, a game record file (JSON) or a text game record",
+    )
     p.add_argument("--game", type=int, metavar="N", help="the game id in a journal")
     p.add_argument("--html", required=True, metavar="FILE", help="the page to write")
     p.add_argument(
@@ -741,13 +809,33 @@ def _show_svg(record: dict[str, Any], args: argparse.Namespace, out: TextIO) -> 
     return 0
 
 
+def _load_record(path: str, game: int | None) -> dict[str, Any]:
+    """A game record from a journal, a JSON record file or a text game record (which is
+    replayed and checked line by line: bones.match.gamerecord)."""
+    from .match.gamerecord import is_text_record, read_text_record
+    from .match.journal import JournalError, load_record
+
+    if is_text_record(path):
+        record = read_text_record(path)
+        if game is not None and record["id"] != game:
+            raise JournalError(f"{path} is the record of game {record['id']}, not game {game}")
+        return record
+    return load_record(path, game)
+
+
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
-    from .match.journal import load_record
     from .match.journal import show as show_record
 
     if (args.round is not None or args.ply is not None or args.seat is not None) and not args.svg:
         raise UsageError("--round, --ply and --seat go with --svg FILE")
-    record = load_record(args.record, args.game)
+    if args.record_text and (args.svg or args.json):
+        raise UsageError("--record prints the text record: not with --svg or --json")
+    record = _load_record(args.record, args.game)
+    if args.record_text:
+        from .match.gamerecord import write_text_record
+
+        out.write(write_text_record(record))
+        return 0
     if args.svg:
         return _show_svg(record, args, out)
     if args.json:
@@ -759,12 +847,68 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
-    from .match.journal import load_record
     from .render.replay import replay_html
 
-    record = load_record(args.record, args.game)
+    record = _load_record(args.record, args.game)
     _write(args.html, replay_html(record, args.seat))
     print(f"{args.html}: replay of game {record.get('id', '?')}", file=out)
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.ratings import format_ratings, rate_journals
+
+    anchor = None
+    if args.anchor is not None:
+        name, eq, value = args.anchor.rpartition("=")
+        try:
+            elo = float(value)
+        except ValueError:
+            elo = math.nan
+        if not eq or not name or not math.isfinite(elo):
+            raise UsageError(f"--anchor takes BOT=ELO (e.g. greedy=1500); got {args.anchor!r}")
+        anchor = (name, elo)
+    ratings = rate_journals(
+        args.journals, anchor=anchor, bootstrap=args.bootstrap, seed=args.seed, prior=args.prior
+    )
+    for warning in ratings.warnings:
+        print(f"bones: warning: {warning}", file=sys.stderr)
+    if args.json:
+        json.dump(ratings.to_dict(), out, indent=2)
+        print(file=out)
+    else:
+        print(format_ratings(ratings), file=out)
+    return 0
+
+
+def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
+    from .match.games import format_games, list_games
+
+    if args.record:
+        from .match.gamerecord import write_text_record
+
+        if args.lost_by or args.forfeits or args.variant or args.limit is not None or args.json:
+            raise UsageError("--record prints one game: give only --game N")
+        out.write(write_text_record(_load_record(args.journal, args.game)))
+        return 0
+    if args.game is not None:
+        raise UsageError("--game N goes with --record (or use bones show JOURNAL --game N)")
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be >= 0; got {args.limit}")
+    rows, warnings, matched = list_games(
+        args.journal,
+        lost_by=args.lost_by,
+        forfeits=args.forfeits,
+        variant=args.variant,
+        limit=args.limit,
+    )
+    for warning in warnings:
+        print(f"bones: warning: {warning}", file=sys.stderr)
+    if args.json:
+        json.dump(rows, out, indent=2)
+        print(file=out)
+    else:
+        print(format_games(rows, matched), file=out)
     return 0
 
 
@@ -850,6 +994,8 @@ COMMANDS = {
     "show": cmd_show,
     "replay": cmd_replay,
     "report": cmd_report,
+    "ratings": cmd_ratings,
+    "games": cmd_games,
     "play": cmd_play,
     "serve-bot": cmd_serve_bot,
 }
