@@ -273,3 +273,21 @@ def test_a_bot_limited_to_other_families_is_refused_before_the_match(capsys):
         pytest.skip("ismcts plays every family")
     code, _, err = run_cli(capsys, "match", "ismcts", "greedy", "--variant", "mexican-train")
     assert code == 2 and "does not play mexican-train (rule family trains)" in err
+
+
+def test_the_dealt_hands_are_those_before_the_rounds_first_draws():
+    r = bones.Round.from_deal(
+        "mexican-train",
+        hands=[["1-0"], ["6-1"]],
+        stock=["6-2"],
+        partial=True,
+        set="double-6",
+    )
+    assert r.log == (("draw", 0, None, None),)  # seat 0 has no 6: it draws before moving
+    assert [str(t) for t in r.hand(0)] == ["1-0", "6-2"] and r.stock == ()
+    assert [str(t) for t in r.dealt_hand(0)] == ["1-0"]
+    assert [str(t) for t in r.dealt_stock] == ["6-2"]
+    straight = bones.Round.deal("straight", players=2, seed=1)
+    assert straight.dealt_hand(1) == straight.hand(1)
+    straight.play(straight.legal_moves[0])
+    assert len(straight.dealt_hand(straight.leader)) == 7

@@ -603,6 +603,15 @@ cdef class Round:
         """The tiles in seat's hand (the engine's view: bots get observations)."""
         return tiles_of_mask(self.st.hand[<int>self._check_seat(seat)])
 
+    def dealt_hand(self, seat):
+        """The tiles dealt to seat (the engine's view)."""
+        return tiles_of_mask(self.st.hand0[<int>self._check_seat(seat)])
+
+    @property
+    def dealt_stock(self):
+        """The boneyard as dealt, top first (the engine's view)."""
+        return tuple(tile_at(self.st.stock[i]) for i in range(self.st.stock_len))
+
     def hand_pips(self, seat):
         """The pips in seat's hand (the engine's view)."""
         return mask_pips(self.st.hand[<int>self._check_seat(seat)])

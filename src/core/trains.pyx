@@ -555,6 +555,17 @@ cdef class TrainRound:
         self._check()
         return _tiles(self.st.hand[_seat(seat, self.st.players, "seat")])
 
+    def dealt_hand(self, seat):
+        """The tiles dealt to seat, before the draws of the round (the engine's view)."""
+        self._check()
+        return _tiles(self.st.hand0[_seat(seat, self.st.players, "seat")])
+
+    @property
+    def dealt_stock(self):
+        """The boneyard as dealt, top first (the engine's view)."""
+        self._check()
+        return tuple([wide_tile(self.st.stock[i]) for i in range(self.st.stock_len)])
+
     @property
     def hand_sizes(self):
         return tuple([w_count(self.st.hand[i]) for i in range(self.st.players)])

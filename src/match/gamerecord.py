@@ -147,10 +147,10 @@ def render(meta: Mapping[str, Any], game: Any, rounds: Sequence[tuple[Any, Any]]
             f"Round {number}: seat {leader} ({seats[leader]}) leads; scores {_dash(dealt.scores)}"
         )
         for seat in range(len(seats)):
-            tiles = " ".join(str(t) for t in dealt.hand(seat))
+            tiles = " ".join(str(t) for t in dealt.dealt_hand(seat))
             lines.append(f"hand {seat} ({seats[seat]}): {tiles}")
-        if dealt.stock_size:
-            lines.append(f"stock: {' '.join(str(t) for t in dealt.stock)}")
+        if dealt.dealt_stock:
+            lines.append(f"stock: {' '.join(str(t) for t in dealt.dealt_stock)}")
         ply = 0
         for event in played.events:
             if event.kind == "play":

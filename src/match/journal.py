@@ -1028,10 +1028,10 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
         score_text = "-".join(map(str, rnd.scores))
         print(f"\nRound {index + 1}: {who(rnd.leader)} leads; scores before {score_text}", file=out)
         for seat in range(players):
-            hand = " ".join(str(t) for t in rnd.hand(seat))
+            hand = " ".join(str(t) for t in rnd.dealt_hand(seat))
             print(f"  hand {who(seat)}: {hand}", file=out)
-        if rnd.stock_size:
-            print(f"  stock: {' '.join(str(t) for t in rnd.stock)}", file=out)
+        if rnd.dealt_stock:
+            print(f"  stock: {' '.join(str(t) for t in rnd.dealt_stock)}", file=out)
         seen = 0
         events = rnd.events
         for event in events:
