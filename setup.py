@@ -33,6 +33,7 @@ CORE_MODULES = [
     "wideset",  # the double-N sets up to double-12 as 128-bit masks: the train games
     "trainstate",  # the train games' round state in C: docs/trains.md
     "trains",  # TrainRound: Mexican Train and Chicken Foot
+    "trainsample",  # the train games' determinizer: docs/bots.md
 ]
 
 
