@@ -34,6 +34,8 @@ CORE_MODULES = [
     "trainstate",  # the train games' round state in C: docs/trains.md
     "trains",  # TrainRound: Mexican Train and Chicken Foot
     "trainsample",  # the train games' determinizer: docs/bots.md
+    "trainpolicy",  # the train games' playout policies and expert
+    "trainsearch",  # montecarlo and pimc for the train games
 ]
 
 
