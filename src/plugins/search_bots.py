@@ -3,6 +3,12 @@ heuristics), and the searches over deals drawn by the exact sampler: ``montecarl
 (random playouts), ``pimc`` (playouts under a fast policy, exact endgames) and ``ismcts``
 (information-set Monte Carlo tree search).
 
+In the train games (Mexican Train, Chicken Foot) ``expert``, ``montecarlo`` and ``pimc``
+get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
+``bones.core.trainsearch`` on deals from ``bones.core.trainsample`` (uniform over the
+unseen tiles); ``ismcts`` plays the double-six families only (docs/bots.md, "Train
+games").
+
 They run in the compiled core.  A variant whose moves are scored by a Python
 ``move_scorer`` is played with that scorer: the core calls it for every placement of every
 sample and playout (``bones.core.scorer``), so these bots play it as exactly as a built-in
