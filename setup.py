@@ -36,6 +36,7 @@ CORE_MODULES = [
     "trainsample",  # the train games' determinizer: docs/bots.md
     "trainpolicy",  # the train games' playout policies and expert
     "trainsearch",  # montecarlo and pimc for the train games
+    "trainismcts",  # ismcts for the train games
 ]
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import bones
 from bones.bot import Bot, make_bot
 from bones.core.referee import play_round
+from bones.core.trainismcts import choose as train_ismcts
 from bones.core.trains import TrainMove, TrainRound
 from bones.core.trainsample import TrainSampler, public_of
 from bones.core.trainsearch import pimc
@@ -32,6 +33,8 @@ BOTS = (
     "pimc:samples=6,time_ms=0",
     "pimc:samples=4,time_ms=0,policy=greedy",
     "pimc:samples=4,time_ms=0,policy=random",
+    "ismcts:iterations=30,time_ms=0",
+    "ismcts:iterations=20,time_ms=0,policy=random",
 )
 
 
@@ -55,16 +58,16 @@ def test_every_bot_finishes_games(variant, players):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_search_bots_finish_a_standard_game(variant):
-    game = play_game(variant, ["pimc:samples=3,time_ms=0", "expert", "montecarlo:simulations=8"])
+    specs = ["pimc:samples=3,time_ms=0", "expert", "montecarlo:simulations=8"]
+    game = play_game(variant, specs + ["ismcts:iterations=20,time_ms=0"])
     assert game.is_over and len(game.results) == (13 if variant == "mexican-train" else 10)
 
 
 def test_the_specs_list_the_train_families():
-    for name in ("expert", "montecarlo", "pimc"):
+    for name in ("expert", "montecarlo", "pimc", "ismcts"):
         spec = bones.registry.bot_spec(name)
         assert spec.supports("mexican-train") and spec.supports("chicken-foot")
         assert spec.supports("straight")
-    assert not bones.registry.bot_spec("ismcts").supports("mexican-train")
 
 
 class Spy(Bot):
@@ -85,9 +88,10 @@ class Spy(Bot):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_bots_get_only_the_observation(layout):
-    r = TrainRound.deal(layout, players=3, seed=5)
+    r = TrainRound.deal(layout, players=4, seed=5)
     spies = [Spy(make_bot(s, seed=1)) for s in ("expert", "pimc:samples=3,time_ms=0")]
     spies.append(Spy(make_bot("montecarlo:simulations=6", seed=2)))
+    spies.append(Spy(make_bot("ismcts:iterations=20,time_ms=0", seed=2)))
     play_round(r, spies)
     for spy in spies:
         assert spy.seen
@@ -123,7 +127,12 @@ def test_decisions_do_not_depend_on_hidden_tiles(layout):
             continue  # the leader drew: the two observations differ
         oa, ob = a.observation(0), b.observation(0)
         assert oa == ob
-        for spec in ("expert", "montecarlo:simulations=40", "pimc:samples=8,time_ms=0"):
+        for spec in (
+            "expert",
+            "montecarlo:simulations=40",
+            "pimc:samples=8,time_ms=0",
+            "ismcts:iterations=60,time_ms=0",
+        ):
             ma = make_bot(spec, seed=3).choose(oa, a.legal_moves)
             mb = make_bot(spec, seed=3).choose(ob, b.legal_moves)
             assert ma == mb
@@ -182,7 +191,11 @@ def test_sampler_refuses_bad_input():
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_seeded_search_without_a_clock_is_deterministic(variant):
-    specs = ["pimc:samples=5,time_ms=0", "montecarlo:simulations=20", "expert"]
+    specs = [
+        "pimc:samples=5,time_ms=0",
+        "montecarlo:simulations=20",
+        "ismcts:iterations=40,time_ms=0",
+    ]
 
     def moves():
         game = Game(variant, players=3, seed=9, set="double-6", hand_size=4)
@@ -206,3 +219,16 @@ def test_pimc_reports_its_samples_and_honours_the_clock():
     assert used == 7
     _, _, used = pimc(obs, r.legal_moves, 10**6, 5.0, "expert", 1)
     assert 1 <= used < 10**6
+
+
+def test_ismcts_reports_its_iterations_and_honours_the_clock():
+    r = TrainRound.deal("chicken_foot", players=3, seed=4)
+    while len(r.legal_moves) < 2:
+        r.play(r.legal_moves[0])
+    obs = r.observation(r.to_move)
+    move, _, used = train_ismcts(obs, r.legal_moves, 50, 0.0, "expert", 0.7, 1)
+    assert used == 50 and move in r.legal_moves
+    _, _, used = train_ismcts(obs, r.legal_moves, 10**6, 5.0, "greedy", 0.7, 1)
+    assert 1 <= used < 10**6
+    with pytest.raises(ValueError, match="iterations"):
+        train_ismcts(obs, r.legal_moves, 0, 0.0, "expert", 0.7, 1)

@@ -6,7 +6,7 @@ heuristics), and the searches over deals drawn by the exact sampler: ``montecarl
 In the train games (Mexican Train, Chicken Foot) ``expert``, ``montecarlo`` and ``pimc``
 get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
 ``bones.core.trainsearch`` on deals from ``bones.core.trainsample`` (uniform over the
-unseen tiles); ``ismcts`` plays the double-six families only (docs/bots.md, "Train
+unseen tiles), ``ismcts`` through ``bones.core.trainismcts`` (docs/bots.md, "Train
 games").
 
 They run in the compiled core.  A variant whose moves are scored by a Python
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..bot import Bot, BotSpec
 from ..registry import variant as lookup_variant
 from ..trains_records import TrainObservation
-from ..variant import BASES, DOUBLE_SIX_BASES, Option
+from ..variant import BASES, Option
 from . import hookimpl
 
 if TYPE_CHECKING:
@@ -287,6 +287,19 @@ class ISMCTS(_CompiledBot):
         self.last_iterations = 0  # iterations the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        if type(observation) is TrainObservation:  # the train games: bones.core.trainismcts
+            from ..core.trainismcts import choose as train_choose
+
+            move, self._state, self.last_iterations = train_choose(
+                observation,
+                legal_moves,  # type: ignore[arg-type]
+                self.iterations,
+                float(self.time_ms),
+                self.policy,
+                float(self.c),
+                self._state,
+            )
+            return move  # type: ignore[return-value]
         from ..core.ismcts import choose
 
         weights = self.weights(observation.variant)
@@ -422,7 +435,7 @@ SPECS = (
         "ismcts",
         ISMCTS,
         "Information-set MCTS on exact samples, playouts by a fast policy",
-        bases=DOUBLE_SIX_BASES,
+        bases=BASES,
         options={
             "iterations": Option(
                 "iterations",
