@@ -33,6 +33,10 @@ CORE_MODULES = [
     "wideset",  # the double-N sets up to double-12 as 128-bit masks: the train games
     "trainstate",  # the train games' round state in C: docs/trains.md
     "trains",  # TrainRound: Mexican Train and Chicken Foot
+    "trainsample",  # the train games' determinizer: docs/bots.md
+    "trainpolicy",  # the train games' playout policies and expert
+    "trainsearch",  # montecarlo and pimc for the train games
+    "trainismcts",  # ismcts for the train games
 ]
 
 

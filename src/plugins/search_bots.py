@@ -3,6 +3,12 @@ heuristics), and the searches over deals drawn by the exact sampler: ``montecarl
 (random playouts), ``pimc`` (playouts under a fast policy, exact endgames) and ``ismcts``
 (information-set Monte Carlo tree search).
 
+In the train games (Mexican Train, Chicken Foot) ``expert``, ``montecarlo`` and ``pimc``
+get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
+``bones.core.trainsearch`` on deals from ``bones.core.trainsample`` (uniform over the
+unseen tiles), ``ismcts`` through ``bones.core.trainismcts`` (docs/bots.md, "Train
+games").
+
 They run in the compiled core.  A variant whose moves are scored by a Python
 ``move_scorer`` is played with that scorer: the core calls it for every placement of every
 sample and playout (``bones.core.scorer``), so these bots play it as exactly as a built-in
@@ -16,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..bot import Bot, BotSpec
 from ..registry import variant as lookup_variant
-from ..variant import DOUBLE_SIX_BASES, Option
+from ..trains_records import TrainObservation
+from ..variant import BASES, Option
 from . import hookimpl
 
 if TYPE_CHECKING:
@@ -129,6 +136,10 @@ class Expert(_CompiledBot):
     name = "expert"
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        if type(observation) is TrainObservation:  # the train games: bones.core.trainpolicy
+            from ..core.trainpolicy import choose as train_choose
+
+            return train_choose(observation, legal_moves)  # type: ignore[arg-type]
         from ..core.policy import choose
 
         return choose(observation, legal_moves, self.weights(observation.variant))
@@ -147,6 +158,16 @@ class MonteCarlo(Bot):
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        if type(observation) is TrainObservation:  # the train games: bones.core.trainsearch
+            from ..core.trainsearch import choose as train_choose
+
+            move, self._state = train_choose(
+                observation,
+                legal_moves,  # type: ignore[arg-type]
+                self.simulations,
+                self._state,
+            )
+            return move  # type: ignore[return-value]
         from ..core.search import choose
 
         move, self._state = choose(observation, legal_moves, self.simulations, self._state)
@@ -202,6 +223,18 @@ class PIMC(_CompiledBot):
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        if type(observation) is TrainObservation:  # the train games: bones.core.trainsearch
+            from ..core.trainsearch import pimc as train_pimc
+
+            move, self._state, self.last_samples = train_pimc(
+                observation,
+                legal_moves,  # type: ignore[arg-type]
+                self.samples,
+                float(self.time_ms),
+                self.policy,
+                self._state,
+            )
+            return move  # type: ignore[return-value]
         from ..core.search import pimc
 
         weights = self.weights(observation.variant)
@@ -254,6 +287,19 @@ class ISMCTS(_CompiledBot):
         self.last_iterations = 0  # iterations the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        if type(observation) is TrainObservation:  # the train games: bones.core.trainismcts
+            from ..core.trainismcts import choose as train_choose
+
+            move, self._state, self.last_iterations = train_choose(
+                observation,
+                legal_moves,  # type: ignore[arg-type]
+                self.iterations,
+                float(self.time_ms),
+                self.policy,
+                float(self.c),
+                self._state,
+            )
+            return move  # type: ignore[return-value]
         from ..core.ismcts import choose
 
         weights = self.weights(observation.variant)
@@ -330,14 +376,14 @@ SPECS = (
         "expert",
         Expert,
         "Weighted heuristics per variant, compiled: points, replies, voids, blocking, Kozel",
-        bases=DOUBLE_SIX_BASES,
+        bases=BASES,
         options=dict(_WEIGHT_OPTIONS),
     ),
     BotSpec(
         "montecarlo",
         MonteCarlo,
         "Samples the hidden tiles exactly and plays every legal move out at random",
-        bases=DOUBLE_SIX_BASES,
+        bases=BASES,
         options={
             "simulations": Option(
                 "simulations",
@@ -352,7 +398,7 @@ SPECS = (
         "pimc",
         PIMC,
         "Exact samples; every legal move played out by a fast policy, exact endgames",
-        bases=DOUBLE_SIX_BASES,
+        bases=BASES,
         options={
             "samples": Option(
                 "samples",
@@ -389,7 +435,7 @@ SPECS = (
         "ismcts",
         ISMCTS,
         "Information-set MCTS on exact samples, playouts by a fast policy",
-        bases=DOUBLE_SIX_BASES,
+        bases=BASES,
         options={
             "iterations": Option(
                 "iterations",

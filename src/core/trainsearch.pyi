@@ -1,0 +1,22 @@
+from collections.abc import Sequence
+
+from ..trains_records import TrainObservation
+from .trains import TrainMove
+
+def choose(
+    observation: TrainObservation, legal_moves: Sequence[TrainMove], simulations: int, seed: int
+) -> tuple[TrainMove, int]:
+    """montecarlo's move in a train game: ``simulations`` random playouts shared by the
+    legal moves on uniform determinizations; ``(move, new_seed)``."""
+
+def pimc(
+    observation: TrainObservation,
+    legal_moves: Sequence[TrainMove],
+    samples: int,
+    time_ms: float,
+    policy: str,
+    seed: int,
+) -> tuple[TrainMove, int, int]:
+    """pimc's move in a train game: every legal move played out under ``policy`` on up to
+    ``samples`` determinizations within ``time_ms`` ms of CPU time (0: no clock);
+    ``(move, new_seed, samples_used)``."""
