@@ -267,12 +267,25 @@ def test_bones_match_plays_a_train_variant(tmp_path, capsys, variant):
     assert all(r["variant"] == variant and r["rounds"] for r in records if r["type"] == "game")
 
 
-def test_a_bot_limited_to_other_families_is_refused_before_the_match(capsys):
-    spec = bones.bot.bot_spec("ismcts")
-    if spec.bases is None:
-        pytest.skip("ismcts plays every family")
-    code, _, err = run_cli(capsys, "match", "ismcts", "greedy", "--variant", "mexican-train")
-    assert code == 2 and "does not play mexican-train (rule family trains)" in err
+def test_a_bot_limited_to_other_families_is_refused_before_the_match(capsys, fresh_registry):
+    from bones.plugins import hookimpl
+    from bones.plugins.builtin_bots import RandomBot
+    from bones.plugins.manager import get_plugin_manager
+    from bones.variant import DOUBLE_SIX_BASES
+
+    spec = bones.BotSpec("six-only", RandomBot, "double-six only", bases=DOUBLE_SIX_BASES)
+    assert spec.supports("straight") and not spec.supports("mexican-train")
+    assert spec.plays == "the rule families straight, multiplayer, kozel, block, draw"
+
+    class SixOnly:
+        @hookimpl
+        def register_bots(self, register):
+            register(spec)
+
+    get_plugin_manager().register(SixOnly(), name="six-only-plugin")
+    fresh_registry.reset(plugins=False)
+    code, _, err = run_cli(capsys, "match", "six-only", "greedy", "--variant", "mexican-train")
+    assert code == 2 and "bot 'six-only' does not play mexican-train (rule family trains)" in err
 
 
 def test_the_dealt_hands_are_those_before_the_rounds_first_draws():
