@@ -76,9 +76,9 @@ def test_tile_orientation_and_pips_follow_the_placement():
     root = ET.fromstring(render_frame(frame()))
     tiles = {t.get("data-tile"): t for t in groups(root, "tile")}
     rect = tiles["6-4"].find(f"{SVG}rect")
-    assert (rect.get("width"), rect.get("height")) == ("40", "20")  # along the line
+    assert (rect.get("width"), rect.get("height")) == ("56", "28")  # along the line
     rect = tiles["4-4"].find(f"{SVG}rect")
-    assert (rect.get("width"), rect.get("height")) == ("20", "40")  # crosswise
+    assert (rect.get("width"), rect.get("height")) == ("28", "56")  # crosswise
     uses = tiles["6-4"].findall(f"{SVG}use")
     # angle 180: the first half (6) lies east of the second (4)
     xs = {u.get("href"): float(u.get("transform").split()[0][10:]) for u in uses}
@@ -103,7 +103,7 @@ def test_hidden_hands_are_drawn_face_down_without_their_tiles():
 def test_bounded_table_is_the_board_box():
     root = ET.fromstring(render_frame(frame(table=(-20, -10, 20, 10))))
     table = next(r for r in root.iter(f"{SVG}rect") if r.get("class") == "table")
-    assert (table.get("width"), table.get("height")) == ("400", "200")
+    assert (table.get("width"), table.get("height")) == ("560", "280")
 
 
 def test_empty_board_says_so():
