@@ -158,3 +158,32 @@ def test_any_placements_give_valid_svg_and_text(layout, closed):
     assert len(groups(groups(root, "board")[0], "tile")) == len(layout)
     text = board_text(layout, closed)
     assert (text == "(empty table)") == (not layout)
+
+
+def test_a_seat_sees_the_spinner_too():
+    """An observation keeps only the options given; the spinner rule is the variant's
+    default (straight: the first double spins), so the seat's picture marks it too."""
+    from bones import Round
+    from bones.render import svg_of
+
+    for seed in range(50):
+        rnd = Round.deal("straight", 2, seed=seed)
+        while not rnd.is_over and not any(p.tile.is_double for p in rnd.placements):
+            rnd.play(rnd.legal_moves[0])
+        if any(p.tile.is_double for p in rnd.placements):
+            break
+    assert rnd.observation(0).options == {}  # what makes the case
+    for picture in (svg_of(rnd), svg_of(rnd.observation(0)), svg_of(rnd.observation(1))):
+        root = ET.fromstring(picture)
+        assert len(groups(root, "spinner")) == 1
+        assert len([c for c in root.iter(f"{SVG}circle") if c.get("class") == "spinner-mark"]) == 1
+
+
+def test_spinner_marks_and_closed_ends_are_drawn_after_every_tile():
+    root = ET.fromstring(render_frame(frame()))
+    board = groups(root, "board")[0]
+    kinds = [c.get("class", "").split()[0] for c in board]
+    last_tile = max(i for i, k in enumerate(kinds) if k == "tile")
+    assert kinds.index("spinner-mark") > last_tile and kinds.index("closed-end") > last_tile
+    half = next(r for r in board.iter(f"{SVG}rect") if r.get("class") == "closed-half")
+    assert half.get("fill") == "none"  # a frame: the half's pips show through

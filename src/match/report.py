@@ -600,7 +600,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
         spread = (
             f"+/- {_err(err)}"
             if err is not None and math.isfinite(err)
-            else f"interval {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
+            else f"in {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
         )
         lines.append(
             f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])} "
