@@ -223,6 +223,7 @@ const steps = data.steps;
 }})();
 let at = 0;
 let timer = null;
+let addressTimer = null;
 const items = steps.map(function (s, i) {{
   const li = document.createElement("li");
   const a = document.createElement("a");
@@ -256,7 +257,12 @@ function show(i) {{
       box.scrollTop + box.clientHeight) {{
     box.scrollTop = item.offsetTop - box.clientHeight / 2;
   }}
-  if (location.hash !== "#step-" + (at + 1)) history.replaceState(null, "", "#step-" + (at + 1));
+  // the address follows a moment later: Chromium ignores more than 200 history changes
+  // in 10 s, which holding an arrow key would reach
+  clearTimeout(addressTimer);
+  addressTimer = setTimeout(function () {{
+    if (location.hash !== "#step-" + (at + 1)) history.replaceState(null, "", "#step-" + (at + 1));
+  }}, 150);
   document.body.dataset.step = String(at);
   document.body.dataset.tiles = String(s.tiles);
 }}
