@@ -168,13 +168,14 @@ h1 {{ font-size: 1.5em; margin: .2em 0; }}
 #where {{ margin-left: .7em; font-weight: bold; }}
 #events {{ height: {events_height}em; overflow-y: auto; margin: .5em 0; padding-left: 1.5em; }}
 #events li {{ line-height: 1.4em; }}
-#view {{ display: flex; gap: 1em; align-items: flex-start; }}
-#board {{ flex: 0 1 {width}px; min-width: 0; aspect-ratio: {width} / {height}; }}
+#view {{ display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }}
+/* the board: as wide as its picture when the window allows, the move list beside it;
+   else the whole width, the list below, the picture shrunk to fit (all of it in view) */
+#board {{ flex: 1 1 {width}px; max-width: {width}px; min-width: 0; }}
 #board svg {{ display: block; width: 100%; height: auto; }}
-#moves {{ position: relative; flex: 0 0 13em; height: {list_height}px; max-height: 85vh;
-  overflow-y: auto; margin: 0; padding: .3em; list-style: none; background: #fffdf4;
-  border: 1px solid #ccc; font-size: .9em; }}
-@media (max-width: 700px) {{ #view {{ flex-wrap: wrap; }} #moves {{ height: 15em; }} }}
+#moves {{ position: relative; flex: 1 0 13em; max-width: 22em; height: {list_height}px;
+  max-height: 85vh; overflow-y: auto; margin: 0; padding: .3em; list-style: none;
+  background: #fffdf4; border: 1px solid #ccc; font-size: .9em; }}
 #moves li.deal {{ font-weight: bold; margin-top: .4em; }}
 #moves a {{ color: #1a4d8f; text-decoration: none; display: block; padding: 0 .2em; }}
 #moves a:hover {{ text-decoration: underline; }}
@@ -401,7 +402,6 @@ def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:
         summary=html.escape(summary),
         defs=pip_defs(),
         width=_n(width),
-        height=_n(height),
         events_height=f"{1.4 * max(most, 2):.1f}",
         list_height=_n(height),
         steps=_script_json({"parts": parts, "steps": data}),
