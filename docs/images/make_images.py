@@ -52,7 +52,7 @@ def main_() -> None:
     main(["report", journal, "--html", report])
     shots = [
         (board, "board.png", (472, 590), ""),
-        (replay, "replay.png", (1300, 1000), "step-15"),  # round 1, move 14
+        (replay, "replay.png", (1700, 1000), "step-15"),  # round 1, move 14
         (report, "report.png", (885, 1300), ""),
     ]
     for page, name, (width, height), fragment in shots:
