@@ -141,9 +141,10 @@ class Browser:
             self._note(message)
         raise TimeoutError(f"no {method} within {timeout} s")
 
-    def open(self, path: str) -> None:
+    def open(self, path: str, fragment: str = "") -> None:
         self.events.clear()
-        self.call("Page.navigate", url="file://" + os.path.abspath(path))
+        url = "file://" + os.path.abspath(path) + (f"#{fragment}" if fragment else "")
+        self.call("Page.navigate", url=url)
         self.wait_for("Page.loadEventFired")
 
     def eval(self, expression: str) -> Any:
@@ -151,6 +152,15 @@ class Browser:
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
+
+    def wait_for_eval(self, expression: str, timeout: float = 10.0) -> None:
+        """Until ``expression`` is true in the page (after a click or a hash change the
+        page answers in an event of its own)."""
+        deadline = time.monotonic() + timeout
+        while not self.eval(expression):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{expression} still false after {timeout} s")
+            time.sleep(0.02)
 
     def key(self, key: str, code: int) -> None:
         for kind in ("keyDown", "keyUp"):
@@ -165,6 +175,15 @@ class Browser:
 
     def click(self, selector: str) -> None:
         self.eval(f"document.querySelector({json.dumps(selector)}).click()")
+
+    def resize(self, width: int, height: int) -> None:
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
     def screenshot(self, path: str) -> str:
         data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)

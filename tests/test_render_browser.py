@@ -21,6 +21,37 @@ pytestmark = pytest.mark.skipif(
 
 ARTIFACTS = os.path.join(os.path.dirname(__file__), "artifacts")
 TILES = "document.querySelectorAll('#board svg .board .tile').length"
+# where the page's parts are, and the board's table inside the picture
+LAYOUT = """(() => {
+  const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height].map(Math.round); };
+  const svg = box('#board svg'), table = box('#board .board .table');
+  return {board: box('#board'), svg: svg, moves: box('#moves'), controls: box('#controls'),
+          events: box('#events'), centred: Math.abs((svg[0] + svg[2] / 2) -
+          (table[0] + table[2] / 2)) <= 1};
+})()"""
+# every spinner's mark: drawn, and nothing drawn over its centre
+SPINNERS = """(() => {
+  const marks = [...document.querySelectorAll('.board .spinner-mark')];
+  const hidden = marks.filter((c) => { const r = c.getBoundingClientRect();
+    return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== c; });
+  return [document.querySelectorAll('.board .tile.spinner').length, marks.length,
+          hidden.length];
+})()"""
+# every pip of every tile on the board: nothing drawn over its centre
+PIPS = """(() => {
+  let n = 0; const covered = [];
+  for (const use of document.querySelectorAll('.board .tile use')) {
+    const m = use.getScreenCTM();
+    for (const c of document.querySelector(use.getAttribute('href')).querySelectorAll('circle')) {
+      const p = new DOMPoint(c.cx.baseVal.value, c.cy.baseVal.value).matrixTransform(m);
+      n += 1;
+      const e = document.elementFromPoint(p.x, p.y);
+      if (e !== use) covered.push([use.closest('.tile').dataset.tile, e && e.tagName]);
+    }
+  }
+  return [n, covered];
+})()"""
 
 
 def artifact(name: str) -> str:
@@ -54,19 +85,22 @@ def journal(tmp_path_factory):
 
 
 def expected_steps(record):
-    """Per step of the replay: the tiles on the table and the public events' kinds,
-    recomputed with the engine alone."""
+    """Per step of the replay: the tiles on the table, the public events' kinds and the
+    spinners on the table, recomputed with the engine alone (in straight, the first
+    double laid spins)."""
     game = new_game(record["variant"], record["players"], record["seed"], **record["options"])
+    spins = record["variant"] == "straight"
     steps = []
     for index, entry in enumerate(record["rounds"]):
         moves = Round.from_msgpack(base64.b64decode(entry["round"])).moves
         rnd = game.round
-        steps.append((0, {e.kind for e in rnd.events}))
+        steps.append((0, {e.kind for e in rnd.events}, 0))
         for move in moves:
             seen = len(rnd.events)
             rnd.play(move)
             tiles = sum(1 + (m.tile2 is not None) for m in rnd.layout)
-            steps.append((tiles, {e.kind for e in rnd.events[seen:]}))
+            doubles = any(p.tile.is_double for p in rnd.placements)
+            steps.append((tiles, {e.kind for e in rnd.events[seen:]}, int(spins and doubles)))
         if index < len(record["rounds"]) - 1:
             game.next_round()
     return steps
@@ -79,7 +113,7 @@ def test_replay_steps_through_a_whole_game(browser, journal, tmp_path, capsys, v
         (r, s)
         for r in read_journal(journal[variant]).records
         for s in [expected_steps(r)]
-        if variant != "draw" or any("pass" in kinds for _, kinds in s)
+        if variant != "draw" or any("pass" in kinds for _, kinds, _ in s)
     )
     gid = str(record["id"])
     page = tmp_path / "replay.html"
@@ -88,15 +122,24 @@ def test_replay_steps_through_a_whole_game(browser, journal, tmp_path, capsys, v
     browser.open(str(page))
     kinds = set()
     shot = None
-    for i, (tiles, events) in enumerate(steps):
+    layout = None
+    for i, (tiles, events, spinners) in enumerate(steps):
         assert browser.eval("document.body.dataset.step") == str(i)
         assert browser.eval(TILES) == tiles, f"step {i}"
+        assert browser.eval(SPINNERS) == [spinners, spinners, 0], f"step {i}"
+        here = browser.eval(LAYOUT)
+        assert here["centred"], f"step {i}: the board is not centred"
+        layout = layout or here
+        assert here == layout, f"step {i}: the page moved"
         text = browser.eval("document.getElementById('events').textContent")
         if "draw" in events:
             assert "draws" in text and "from the boneyard" in text
         if "pass" in events:
             assert "passes: no tile for the open ends" in text
         kinds |= events
+        if i % 7 == 0:
+            assert browser.eval(PIPS)[1] == [], f"step {i}"
+            browser.wait_for_eval(f"location.hash === '#step-{i + 1}'")
         if shot is None and tiles >= 8:
             shot = artifact(f"replay-{variant}.png")
             browser.screenshot(shot)
@@ -106,6 +149,7 @@ def test_replay_steps_through_a_whole_game(browser, journal, tmp_path, capsys, v
     assert browser.eval(TILES) == 0
     browser.click("#last")
     assert browser.eval(TILES) == steps[-1][0]
+    browser.wait_for_eval(f"location.hash === '#step-{len(steps)}'")
     browser.click("#prev")
     assert browser.eval("document.body.dataset.step") == str(len(steps) - 2)
     browser.key("ArrowLeft", 37)
@@ -142,3 +186,113 @@ def test_position_svg(browser, journal, tmp_path):
     )
     browser.screenshot(artifact("board.png"))
     assert browser.errors == []
+
+
+def test_replay_links_autoplay_and_move_list(browser, journal, tmp_path):
+    """``#step-N`` opens step N, clicking the move list goes to a step, play steps on by
+    itself at the chosen speed and pause stops it; as seat 1 saw it, the spinner is still
+    marked (the seat's observation keeps only the options given, not the variant's)."""
+    import time
+
+    record = read_journal(journal["straight"]).records[0]
+    steps = expected_steps(record)
+    page = tmp_path / "replay.html"
+    argv = ["replay", str(journal["straight"]), "--game", str(record["id"]), "--seat", "1"]
+    assert main([*argv, "--html", str(page)]) == 0
+    browser.errors.clear()
+    browser.open(str(page), "step-5")
+    assert browser.eval("document.body.dataset.step") == "4"
+    assert browser.eval("document.querySelector('#moves li.current a').hash") == "#step-5"
+    # a link in the move list
+    browser.eval("document.querySelectorAll('#moves a')[2].click()")
+    browser.wait_for_eval("document.body.dataset.step === '2'")
+    browser.wait_for_eval("location.hash === '#step-3'")
+    # the spinner as the seat saw it, at the step after its first double
+    first = next(i for i, (_, _, spinners) in enumerate(steps) if spinners)
+    browser.eval(f"location.hash = '#step-{first + 1}'")
+    browser.wait_for_eval(f"document.body.dataset.step === '{first}'")
+    assert browser.eval(SPINNERS) == [1, 1, 0]
+    # play at 10 steps a second, then pause
+    browser.eval("document.getElementById('speed').value = '100'")
+    browser.click("#play")
+    assert browser.eval("document.body.dataset.playing") == "yes"
+    time.sleep(0.8)
+    browser.click("#play")
+    assert browser.eval("document.body.dataset.playing") == "no"
+    moved = int(browser.eval("document.body.dataset.step")) - first
+    assert 3 <= moved <= 12, moved
+    held = browser.eval("document.body.dataset.step")
+    time.sleep(0.3)
+    assert browser.eval("document.body.dataset.step") == held  # paused stays
+    # play runs to the end and stops there
+    browser.key("End", 35)
+    browser.key("ArrowLeft", 37)
+    browser.key(" ", 32)
+    browser.wait_for_eval("document.body.dataset.playing === 'no'")
+    assert browser.eval("document.body.dataset.step") == str(len(steps) - 1)
+    assert browser.errors == []
+
+
+def closed_end_board():
+    """The first random Multiplayer round (seed 0 up) with a closed end and 15 tiles."""
+    import random
+
+    for seed in range(1000):
+        rnd = Round.deal("multiplayer", 2, seed=seed)
+        rng = random.Random(seed)
+        while not rnd.is_over:
+            rnd.play(rng.choice(list(rnd.legal_moves)))
+            if rnd.closed_ends and len(rnd.placements) >= 15:
+                return rnd
+    raise AssertionError("no position with a closed end")
+
+
+def test_tiles_are_big_and_closed_ends_leave_their_pips_visible(browser, tmp_path):
+    from bones.render import svg_of
+
+    rnd = closed_end_board()
+    svg = tmp_path / "closed.svg"
+    svg.write_text(svg_of(rnd))
+    browser.errors.clear()
+    browser.open(str(svg))
+    sizes = browser.eval(
+        """(() => { const size = (sel) => [...document.querySelectorAll(sel)].map((r) => {
+          const b = r.getBoundingClientRect(); return [Math.min(b.width, b.height),
+          Math.max(b.width, b.height)]; });
+          return [size('.board .tile > rect'), size('.hand-tile > rect')]; })()"""
+    )
+    board, hands = sizes
+    assert board and all(short >= 28 and long >= 56 for short, long in board), board
+    assert hands and all(short >= 22 and long >= 44 for short, long in hands), hands
+    assert browser.eval("document.querySelectorAll('.closed-end').length") == len(rnd.closed_ends)
+    pips, covered = browser.eval(PIPS)
+    assert pips >= 30 and covered == [], covered
+    browser.screenshot(artifact("closed-end.png"))
+    assert browser.errors == []
+
+
+@pytest.mark.parametrize("width", [885, 700])
+def test_report_keeps_every_line_in_view(browser, journal, tmp_path, width):
+    """The match table wraps its long lines (the SPRT line) instead of cutting them off."""
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "report.html"
+    assert main(["report", str(journal["straight"]), "--html", str(page)]) == 0
+    browser.resize(width, 900)
+    try:
+        browser.open(str(page))
+        pre = "document.getElementById('table')"
+        assert browser.eval(f"{pre}.scrollWidth <= {pre}.clientWidth")
+        assert browser.eval("document.documentElement.scrollWidth") <= width
+        outside = browser.eval(
+            f"""(() => {{ const box = {pre}.getBoundingClientRect();
+            return [...{pre}.querySelectorAll('.line')].filter((l) => {{
+              const r = document.createRange(); r.selectNodeContents(l);
+              return [...r.getClientRects()].some((q) => q.right > box.right + 0.5); }})
+              .map((l) => l.textContent); }})()"""
+        )
+        assert outside == []
+        sprt = browser.eval(f"[...{pre}.querySelectorAll('.line')].pop().textContent")
+        assert sprt.startswith("SPRT") and sprt.endswith("deal pairs"), sprt
+        browser.screenshot(artifact(f"report-{width}.png"))
+    finally:
+        browser.resize(1000, 900)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -13,6 +14,32 @@ from bones.cli import main
 from bones.errors import BonesError
 from bones.match.journal import load_record
 from bones.render.replay import replay_html, replay_steps
+
+
+def page_data(page: str) -> dict:
+    """The replay page's step data (the JSON in its ``<script id="steps">``)."""
+    text = page.split('<script id="steps" type="application/json">', 1)[1].split("</script>")[0]
+    return json.loads(text.replace("<\\/", "</"))
+
+
+def page_svgs(page: str) -> list[str]:
+    """Every step's SVG as the page builds it: each step's list of pieces is edits of
+    the previous step's (``-(start + 1), length`` copies a run of it, else a piece id)."""
+    data = page_data(page)
+    svgs, previous = [], []
+    for step in data["steps"]:
+        ids, k, enc = [], 0, step["svg"]
+        while k < len(enc):
+            if enc[k] < 0:
+                start, n = -enc[k] - 1, enc[k + 1]
+                ids += previous[start : start + n]
+                k += 2
+            else:
+                ids.append(enc[k])
+                k += 1
+        svgs.append("".join(data["parts"][i] for i in ids))
+        previous = ids
+    return svgs
 
 
 def run(capsys, *argv):
@@ -161,9 +188,10 @@ def test_replay_as_one_seat_saw_it(journal, tmp_path, capsys):
     assert "as seat 2 saw it" in page
     deal = everything[0].frame
     hidden = {str(t) for s in (0, 1) for t in deal.hands[s]}
-    first_svg = page.split('"svg":"', 2)[1].split('"}', 1)[0]  # the deal, as seat 2 saw it
-    assert not any(f'data-tile=\\"{t}\\"' in first_svg for t in hidden)
-    assert all(f'data-tile=\\"{t}\\"' in first_svg for t in deal.hands[2])
+    first_svg = page_svgs(page)[0]  # the deal, as seat 2 saw it
+    assert not any(f'data-tile="{t}"' in first_svg for t in hidden)
+    assert all(f'data-tile="{t}"' in first_svg for t in deal.hands[2])
+    assert [s.frame.spinners for s in seen] == [s.frame.spinners for s in everything]
 
 
 def test_bad_seat(journal, tmp_path, capsys):
@@ -174,3 +202,67 @@ def test_bad_seat(journal, tmp_path, capsys):
     argv = ["show", journal, "--game", 0, "--svg", tmp_path / "b.svg", "--seat", -1]
     code, _, err = run(capsys, *argv)
     assert code == 2 and "seat -1" in err
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory):
+    """A straight match (spinners; long games of many rounds)."""
+    path = tmp_path_factory.mktemp("straight") / "s.jsonl"
+    argv = ["match", "greedy", "random", "--variant", "straight", "--games", "4"]
+    argv += ["--secret", "5eed" * 16]  # the same bot seeds every run: the same games
+    assert main([*argv, "--journal", str(path), "--jobs", "1", "--progress", "never"]) == 0
+    return path
+
+
+def longest(path):
+    from bones.match.journal import read_journal
+
+    records = read_journal(path).records
+    return max(records, key=lambda r: sum(len(e["moves"].split()) + 1 for e in r["rounds"]))
+
+
+def test_captions_are_words_not_python_lists(straight):
+    record = longest(straight)
+    steps = replay_steps(record)
+    text = [line for s in steps for line in (*s.lines, *s.frame.lines)]
+    assert not [line for line in text if "[" in line or "]" in line]
+    ends = [line for line in text if line.startswith("round over")]
+    words = re.compile(r"; points: seat 0 \((greedy|random)\) \d+, seat 1 \((greedy|random)\) \d+$")
+    assert ends and all(words.search(line) for line in ends), ends[:2]
+
+
+def test_every_step_is_its_picture_at_one_size(straight):
+    from bones.render.svg import board_bounds, render_frame
+
+    record = longest(straight)
+    steps = replay_steps(record)
+    svgs = page_svgs(replay_html(record))
+    assert len(svgs) == len(steps)
+    sizes = {(ET.fromstring(s).get("width"), ET.fromstring(s).get("height")) for s in svgs}
+    assert len(sizes) == 1  # one size: the page never jumps
+    width, height = (float(v) for v in sizes.pop())
+    box: dict[int, tuple[int, int, int, int]] = {}
+    for s in steps:  # a round's board is drawn in one box: the union of its positions'
+        x0, y0, x1, y1 = board_bounds(s.frame)
+        b = box.get(s.round, (x0, y0, x1, y1))
+        box[s.round] = (min(b[0], x0), min(b[1], y0), max(b[2], x1), max(b[3], y1))
+    for s, svg in zip(steps, svgs, strict=True):
+        assert svg == render_frame(s.frame, defs=False, bounds=box[s.round], size=(width, height))
+
+
+def test_replay_size_budget(straight):
+    """The page stores each distinct piece of SVG once (a tile face, a tile at its place,
+    a line of text) and each step as edits of the previous step's list of pieces.  What a
+    step adds is then its explanation, its edits and the few pieces new at it (the tile
+    laid at its place, the status lines, a hand's label): about 1.2 KB, under the 1.5 KB
+    allowed here; the fixed part (script, style, pip symbols) is under 20 KB.  Drawing
+    every step whole, as before, took about 8 KB a step (1.2 MB for 141 steps)."""
+    from bones.render.svg import render_frame
+
+    record = longest(straight)
+    steps = replay_steps(record)
+    assert len(steps) >= 100, len(steps)  # a long game, many rounds
+    page = replay_html(record)
+    whole = sum(len(render_frame(s.frame, defs=False)) for s in steps)
+    assert len(page) <= 20_000 + 1_500 * len(steps), (len(page), len(steps))
+    assert len(page) <= whole / 4, (len(page), whole)

@@ -127,3 +127,19 @@ def test_half_written_last_line_is_a_warning(journals, tmp_path, capsys):
     assert code == 0, err
     page = out.read_text()
     assert "<section class='warnings'>" in page and "line" in page
+
+
+def test_an_elo_interval_open_on_one_side_shows_its_ends(journals):
+    """A score interval that reaches 100% has no finite Elo width: the Elo line gives the
+    interval's two ends, not "+/- inf" (the report's table showed that to a newcomer)."""
+    from bones.match.report import format_table, summarize_journal
+
+    summary = summarize_journal(journals[0])
+    pair = summary["pairs"][0]["estimate"]
+    pair.update(score=0.958, score_lo=0.88, score_hi=1.04, elo_error=None)
+    elo = next(line for line in format_table(summary).splitlines() if line.startswith("Elo "))
+    assert "+/- inf" not in elo
+    assert ": +543.2 in [+346.1, +inf] (95%," in elo, elo
+    pair.update(score_hi=0.99, elo_error=250.0)
+    elo = next(line for line in format_table(summary).splitlines() if line.startswith("Elo "))
+    assert "+/- 250.0 (95%," in elo, elo

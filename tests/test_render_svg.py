@@ -76,9 +76,9 @@ def test_tile_orientation_and_pips_follow_the_placement():
     root = ET.fromstring(render_frame(frame()))
     tiles = {t.get("data-tile"): t for t in groups(root, "tile")}
     rect = tiles["6-4"].find(f"{SVG}rect")
-    assert (rect.get("width"), rect.get("height")) == ("40", "20")  # along the line
+    assert (rect.get("width"), rect.get("height")) == ("56", "28")  # along the line
     rect = tiles["4-4"].find(f"{SVG}rect")
-    assert (rect.get("width"), rect.get("height")) == ("20", "40")  # crosswise
+    assert (rect.get("width"), rect.get("height")) == ("28", "56")  # crosswise
     uses = tiles["6-4"].findall(f"{SVG}use")
     # angle 180: the first half (6) lies east of the second (4)
     xs = {u.get("href"): float(u.get("transform").split()[0][10:]) for u in uses}
@@ -103,7 +103,7 @@ def test_hidden_hands_are_drawn_face_down_without_their_tiles():
 def test_bounded_table_is_the_board_box():
     root = ET.fromstring(render_frame(frame(table=(-20, -10, 20, 10))))
     table = next(r for r in root.iter(f"{SVG}rect") if r.get("class") == "table")
-    assert (table.get("width"), table.get("height")) == ("400", "200")
+    assert (table.get("width"), table.get("height")) == ("560", "280")
 
 
 def test_empty_board_says_so():
@@ -158,3 +158,32 @@ def test_any_placements_give_valid_svg_and_text(layout, closed):
     assert len(groups(groups(root, "board")[0], "tile")) == len(layout)
     text = board_text(layout, closed)
     assert (text == "(empty table)") == (not layout)
+
+
+def test_a_seat_sees_the_spinner_too():
+    """An observation keeps only the options given; the spinner rule is the variant's
+    default (straight: the first double spins), so the seat's picture marks it too."""
+    from bones import Round
+    from bones.render import svg_of
+
+    for seed in range(50):
+        rnd = Round.deal("straight", 2, seed=seed)
+        while not rnd.is_over and not any(p.tile.is_double for p in rnd.placements):
+            rnd.play(rnd.legal_moves[0])
+        if any(p.tile.is_double for p in rnd.placements):
+            break
+    assert rnd.observation(0).options == {}  # what makes the case
+    for picture in (svg_of(rnd), svg_of(rnd.observation(0)), svg_of(rnd.observation(1))):
+        root = ET.fromstring(picture)
+        assert len(groups(root, "spinner")) == 1
+        assert len([c for c in root.iter(f"{SVG}circle") if c.get("class") == "spinner-mark"]) == 1
+
+
+def test_spinner_marks_and_closed_ends_are_drawn_after_every_tile():
+    root = ET.fromstring(render_frame(frame()))
+    board = groups(root, "board")[0]
+    kinds = [c.get("class", "").split()[0] for c in board]
+    last_tile = max(i for i, k in enumerate(kinds) if k == "tile")
+    assert kinds.index("spinner-mark") > last_tile and kinds.index("closed-end") > last_tile
+    half = next(r for r in board.iter(f"{SVG}rect") if r.get("class") == "closed-half")
+    assert half.get("fill") == "none"  # a frame: the half's pips show through

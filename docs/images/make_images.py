@@ -3,7 +3,8 @@
     python docs/images/make_images.py      (needs chromium, websocket-client, matplotlib)
 
 A Multiplayer position on the bounded table with a closed end (board.png), a step of a
-replay (replay.png) and a match report (report.png), from fixed seeds.
+replay just after the spinner was laid (replay.png, opened at ``#step-15``) and a match
+report in a window 885 px wide (report.png), from fixed seeds.
 """
 
 from __future__ import annotations
@@ -50,15 +51,13 @@ def main_() -> None:
     report = os.path.join(work, "report.html")
     main(["report", journal, "--html", report])
     shots = [
-        (board, "board.png", (430, 500), 0),
-        (replay, "replay.png", (820, 640), 9),  # round 1, move 9
-        (report, "report.png", (900, 1300), 0),
+        (board, "board.png", (472, 590), ""),
+        (replay, "replay.png", (1700, 1000), "step-15"),  # round 1, move 14
+        (report, "report.png", (885, 1300), ""),
     ]
-    for page, name, (width, height), steps in shots:
+    for page, name, (width, height), fragment in shots:
         with Browser.start(width, height) as b:
-            b.open(page)
-            for _ in range(steps):
-                b.key("ArrowRight", 39)
+            b.open(page, fragment)
             b.screenshot(os.path.join(HERE, name))
             assert not b.errors, b.errors
 

@@ -594,10 +594,17 @@ def format_table(summary: Mapping[str, Any]) -> str:
         lines.append("")
         part = p.get("incomplete_units") or 0
         part_text = f", {part} of them incomplete" if part else ""
+        err = e["elo_error"]
+        # an interval that reaches a score of 0% or 100% is infinite on that side only:
+        # its two ends say more than "+/- inf"
+        spread = (
+            f"+/- {_err(err)}"
+            if err is not None and math.isfinite(err)
+            else f"in {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
+        )
         lines.append(
             f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])} "
-            f"+/- {_err(e['elo_error'])} (95%, {p['units']} {unit}{part_text}), "
-            f"LOS {_pct(e['los'])}"
+            f"{spread} (95%, {p['units']} {unit}{part_text}), LOS {_pct(e['los'])}"
         )
     for p in pairs:
         if p.get("pentanomial"):

@@ -21,6 +21,7 @@ from ..errors import BonesError
 from ..records import unpack_message
 from ..trains_records import TrainObservation
 from .replay import explain_events
+from .svg import points_text
 from .terminal import board_text
 from .trains_text import explain_train_log, train_board_text, train_view_lines
 
@@ -266,9 +267,8 @@ def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
     else:
         table.say(board_text(rnd.placements, rnd.closed_ends))
     won = "; ".join(" + ".join(table.names[s] for s in rnd.sides[w]) for w in result.winners)
-    table.say(
-        f"round over ({result.reason}): won by {won or 'nobody'}, points {list(result.points)}"
-    )
+    points = points_text(rnd.sides, result.points, table.names)
+    table.say(f"round over ({result.reason}): won by {won or 'nobody'}; points: {points}")
     for seat in range(rnd.players):
         left = " ".join(str(t) for t in rnd.hand(seat)) or "-"
         table.say(f"  {table.names[seat]} holds {left}")

@@ -146,7 +146,10 @@ def _llr_plot(series: Mapping[str, Any], sprt: Mapping[str, Any], plt: Any) -> s
 
 _STYLE = """
 body { font-family: DejaVu Sans, Verdana, sans-serif; margin: 1em; background: #fff; }
-pre { background: #f4f4f4; padding: .6em; overflow-x: auto; }
+pre { background: #f4f4f4; padding: .6em; font-size: 13px; white-space: break-spaces;
+  overflow-wrap: anywhere; }
+pre .line { display: block; min-height: 1.2em; padding-left: 4ch; text-indent: -4ch; }
+section svg { max-width: 100%; height: auto; }
 section { margin-bottom: 1.5em; }
 """
 
@@ -164,7 +167,7 @@ def report_html(path: str | os.PathLike[str]) -> str:
         raise JournalError(f"{os.fspath(path)} holds no finished game")
     series = match_series(path, summary)
     sections: list[tuple[str, str]] = [
-        ("The match", f"<pre id='table'>{html.escape(format_table(summary))}</pre>"),
+        ("The match", f"<pre id='table'>{_lines(format_table(summary))}</pre>"),
         ("Score with its 95% interval", _score_plot(summary, plt)),
         ("Score over the games", _running_plot(series, plt)),
     ]
@@ -194,6 +197,12 @@ def report_html(path: str | os.PathLike[str]) -> str:
         f"<h1>{html.escape(title)}</h1><p>{html.escape(_config_text(config))}</p>"
         f"{body}</body></html>\n"
     )
+
+
+def _lines(text: str) -> str:
+    """Preformatted text whose long lines wrap in a narrow window, the rest of a line
+    indented under its start (the table keeps its columns; nothing is cut off)."""
+    return "".join(f"<span class='line'>{html.escape(line)}</span>" for line in text.split("\n"))
 
 
 def _sprt_text(sprt: Mapping[str, Any]) -> str:

@@ -23,15 +23,17 @@ __all__ = [
     "frame_of_game",
     "frame_of_observation",
     "frame_of_round",
+    "frame_parts",
     "pip_defs",
     "render_frame",
     "spinner_indices",
     "svg_of",
 ]
 
-#: Pixels per grid unit (a tile is 4 units long and 2 wide).
-UNIT = 10
-_HAND_UNIT = 7  # hands and the boneyard are drawn smaller than the board
+#: Pixels per grid unit (a tile is 4 units long and 2 wide: 56 x 28 px on the board).
+UNIT = 14
+_HAND_UNIT = 11  # hands and the boneyard: 22 x 44 px tiles, a little smaller than the board
+_PIP_UNIT = 10  # the unit the pip symbols are drawn for (a half of 20 x 20)
 _MARGIN = 12
 _LINE = 18  # height of a line of text
 _FONT = "font-family='DejaVu Sans, Verdana, sans-serif'"
@@ -107,6 +109,16 @@ def _sides_text(sides: Sequence[Sequence[int]], scores: Sequence[int], names: Se
     return "scores: " + ", ".join(parts)
 
 
+def points_text(sides: Sequence[Sequence[int]], points: Sequence[int], names: Sequence[str]) -> str:
+    """A round's points as words: per side when ``points`` has one entry per side, else
+    per seat (``seat 0 (greedy) 25, seat 1 (random) 0``)."""
+    if len(points) == len(sides):
+        who = ["+".join(names[s] for s in seats) for seats in sides]
+    else:
+        who = list(names[: len(points)])
+    return ", ".join(f"{w} {p}" for w, p in zip(who, points, strict=False))
+
+
 def _seat_names(players: int, names: Sequence[str] | None) -> tuple[str, ...]:
     if names is None:
         return tuple(f"seat {s}" for s in range(players))
@@ -134,7 +146,8 @@ def frame_of_round(rnd: Any, names: Sequence[str] | None = None, title: str = ""
     if rnd.result is not None:
         r = rnd.result
         won = ", ".join("+".join(seat_names[s] for s in rnd.sides[w]) for w in r.winners)
-        lines.append(f"round over ({r.reason}): won by {won or 'nobody'}, points {list(r.points)}")
+        points = points_text(rnd.sides, r.points, seat_names)
+        lines.append(f"round over ({r.reason}): won by {won or 'nobody'}; points: {points}")
     return Frame(
         title or f"{rnd.variant}, {rnd.players} players",
         tuple(lines),
@@ -156,8 +169,12 @@ def frame_of_observation(obs: Any, names: Sequence[str] | None = None) -> Frame:
     seat_names = _seat_names(obs.players, names)
     placements = tuple(obs.placements)
     from ..core.rules import compile_rules
+    from ..registry import variant as lookup_variant
 
     sides = compile_rules(obs.variant, obs.players, obs.options).sides
+    # an observation keeps only the options that were given; the spinner rule may be
+    # the variant's default
+    options = lookup_variant(obs.variant).resolve_options(obs.players, obs.options)
     return Frame(
         f"{obs.variant}, {obs.players} players, as {seat_names[obs.seat]} sees it",
         (
@@ -167,7 +184,7 @@ def frame_of_observation(obs: Any, names: Sequence[str] | None = None) -> Frame:
         placements,
         obs.table,
         tuple(obs.closed_ends),
-        spinner_indices(placements, obs.options),
+        spinner_indices(placements, options),
         tuple(tuple(obs.hand) if s == obs.seat else None for s in range(obs.players)),
         tuple(obs.hand_sizes),
         seat_names,
@@ -216,6 +233,46 @@ def _half(cx: float, cy: float, pips: int, scale: float, along_row: bool) -> str
     )
 
 
+def _tile_parts(
+    cx: float,
+    cy: float,
+    angle: int,
+    first: int,
+    second: int,
+    unit: float,
+    *,
+    cls: str = "tile",
+    label: str = "",
+    face_up: bool = True,
+) -> tuple[str, str, str]:
+    """One tile centred at pixel ``(cx, cy)``, its ``first`` half away from ``angle``, as
+    its opening tag (which places it), its face drawn round (0, 0), and ``</g>``: every
+    tile of the same face and orientation has the same middle piece."""
+    dx, dy = _STEP[angle]
+    w, h = (4 * unit, 2 * unit) if dx else (2 * unit, 4 * unit)
+    attrs = f"class='{cls}'"
+    if label:
+        attrs += f" data-tile={quoteattr(label)}"
+    body = (
+        f"<rect x='{_n(-w / 2)}' y='{_n(-h / 2)}' width='{_n(w)}' height='{_n(h)}' "
+        f"rx='{_n(unit / 3)}' fill='{'#fffdf4' if face_up else '#2f5d50'}' stroke='#222' "
+        f"stroke-width='1'/>"
+    )
+    if face_up:
+        if dx:
+            body += (
+                f"<line x1='0' y1='{_n(-h / 2 + 2)}' x2='0' y2='{_n(h / 2 - 2)}' stroke='#222'/>"
+            )
+        else:
+            body += (
+                f"<line x1='{_n(-w / 2 + 2)}' y1='0' x2='{_n(w / 2 - 2)}' y2='0' stroke='#222'/>"
+            )
+        scale = unit / _PIP_UNIT
+        body += _half(-dx * unit, -dy * unit, first, scale, bool(dx))
+        body += _half(dx * unit, dy * unit, second, scale, bool(dx))
+    return f"<g {attrs} transform='translate({_n(cx)} {_n(cy)})'>", body, "</g>"
+
+
 def _tile(
     cx: float,
     cy: float,
@@ -229,31 +286,8 @@ def _tile(
     face_up: bool = True,
 ) -> str:
     """One tile centred at pixel ``(cx, cy)``, its ``first`` half away from ``angle``."""
-    dx, dy = _STEP[angle]
-    w, h = (4 * unit, 2 * unit) if dx else (2 * unit, 4 * unit)
-    attrs = f"class='{cls}'"
-    if label:
-        attrs += f" data-tile={quoteattr(label)}"
-    body = (
-        f"<rect x='{_n(cx - w / 2)}' y='{_n(cy - h / 2)}' width='{_n(w)}' height='{_n(h)}' "
-        f"rx='{_n(unit / 3)}' fill='{'#fffdf4' if face_up else '#2f5d50'}' stroke='#222' "
-        f"stroke-width='1'/>"
-    )
-    if face_up:
-        if dx:
-            body += (
-                f"<line x1='{_n(cx)}' y1='{_n(cy - h / 2 + 2)}' x2='{_n(cx)}' "
-                f"y2='{_n(cy + h / 2 - 2)}' stroke='#222'/>"
-            )
-        else:
-            body += (
-                f"<line x1='{_n(cx - w / 2 + 2)}' y1='{_n(cy)}' x2='{_n(cx + w / 2 - 2)}' "
-                f"y2='{_n(cy)}' stroke='#222'/>"
-            )
-        scale = unit / UNIT
-        body += _half(cx - dx * unit, cy - dy * unit, first, scale, bool(dx))
-        body += _half(cx + dx * unit, cy + dy * unit, second, scale, bool(dx))
-    return f"<g {attrs}>{body}</g>"
+    parts = _tile_parts(cx, cy, angle, first, second, unit, cls=cls, label=label, face_up=face_up)
+    return "".join(parts)
 
 
 def _end_of(placement: PlacementLike) -> str | None:
@@ -292,10 +326,42 @@ def board_bounds(frame: Frame) -> tuple[int, int, int, int]:
     return (min(xs) - 4, min(ys) - 4, max(xs) + 4, max(ys) + 4)
 
 
-def board_group(frame: Frame, left: float, top: float) -> tuple[str, float, float]:
-    """The board (``<g class='board'>``, one ``<g class='tile'>`` per tile) with its
-    box's top-left corner at pixel ``(left, top)``; returns it with its width and height."""
-    x0, y0, x1, y1 = board_bounds(frame)
+def _closed_end(end: str, p: PlacementLike, px: Any, lead_west: bool = False) -> str:
+    """The mark of a closed end on the tile ``p`` at that end: a red frame round its open
+    half (the pips stay visible inside it) and a small red ⊗ on the half's outer corner
+    (a corner holds no pip: the nearest is 6.6 px away, the ⊗'s radius is 5 px).  A
+    double, which stands across the line, is framed whole, the ⊗ on its top-right corner.
+    ``lead_west``: ``p`` is the lead and the end is W, whose open half is the first."""
+    r = 5.0
+    if p.tile.is_double:
+        cx, cy = px(p.x, p.y)
+        w, h = (4 * UNIT, 2 * UNIT) if _STEP[p.angle][0] else (2 * UNIT, 4 * UNIT)
+        bx, by = cx + w / 2, cy - h / 2
+    else:
+        sx, sy = _STEP[p.angle]  # the open half is the second one, towards the angle
+        if lead_west:
+            sx, sy = -sx, -sy
+        cx, cy = px(p.x + sx, p.y + sy)
+        w = h = 2 * UNIT
+        # the outer edge's corner on the right-hand side of the way out
+        bx, by = cx + (sx - sy) * UNIT, cy + (sy + sx) * UNIT
+    arm = r * 0.55
+    return (
+        f"<g class='closed-end' data-end={quoteattr(end)}><title>{escape(end)} closed</title>"
+        f"<rect class='closed-half' x='{_n(cx - w / 2 - 1)}' y='{_n(cy - h / 2 - 1)}' "
+        f"width='{_n(w + 2)}' height='{_n(h + 2)}' rx='{_n(UNIT / 3)}' fill='none' "
+        f"stroke='#d32f2f' stroke-width='3'/>"
+        f"<circle cx='{_n(bx)}' cy='{_n(by)}' r='{_n(r)}' fill='#d32f2f' stroke='#fff' "
+        f"stroke-width='1'/><path d='M{_n(bx - arm)} {_n(by - arm)}L{_n(bx + arm)} "
+        f"{_n(by + arm)}M{_n(bx - arm)} {_n(by + arm)}L{_n(bx + arm)} {_n(by - arm)}' "
+        f"stroke='#fff' stroke-width='1.5'/></g>"
+    )
+
+
+def _board_parts(
+    frame: Frame, left: float, top: float, bounds: tuple[int, int, int, int] | None = None
+) -> tuple[list[str], float, float]:
+    x0, y0, x1, y1 = bounds if bounds is not None else board_bounds(frame)
     width = (x1 - x0) * UNIT
     height = (y1 - y0) * UNIT
 
@@ -310,42 +376,45 @@ def board_group(frame: Frame, left: float, top: float) -> tuple[str, float, floa
     if not frame.placements:
         cx, cy = px((x0 + x1) / 2, (y0 + y1) / 2)
         parts.append(
-            f"<text x='{_n(cx)}' y='{_n(cy + 4)}' text-anchor='middle' fill='#e8f5e9' "
-            f"font-size='12' {_FONT}>no tile on the table</text>"
+            f"<text x='{_n(cx)}' y='{_n(cy + 5)}' text-anchor='middle' fill='#e8f5e9' "
+            f"font-size='14' {_FONT}>no tile on the table</text>"
         )
     for i, p in enumerate(frame.placements):
         cx, cy = px(p.x, p.y)
         cls = "tile spinner" if i in frame.spinners else "tile"
-        parts.append(_tile(cx, cy, p.angle, p.first, p.second, UNIT, cls=cls, label=str(p.tile)))
-        if i in frame.spinners:
+        parts += _tile_parts(cx, cy, p.angle, p.first, p.second, UNIT, cls=cls, label=str(p.tile))
+    # the spinners' marks after every tile: no tile laid later can hide one
+    for i in sorted(frame.spinners):
+        if i < len(frame.placements):
+            cx, cy = px(frame.placements[i].x, frame.placements[i].y)
             parts.append(
-                f"<circle class='spinner-mark' cx='{_n(cx)}' cy='{_n(cy)}' r='{_n(UNIT / 2.5)}' "
-                f"fill='#d4a017' stroke='#222' stroke-width='0.5'/>"
+                f"<circle class='spinner-mark' cx='{_n(cx)}' cy='{_n(cy)}' r='{_n(UNIT / 3)}' "
+                f"fill='#e0a800' stroke='#222' stroke-width='1'><title>spinner</title></circle>"
             )
     for end in frame.closed_ends:
         at = _extremity(frame.placements, end, sorted(frame.spinners))
         if at is None:
             continue
         p = frame.placements[at]
-        dx, dy = (0, 0) if p.tile.is_double else _STEP[p.angle]  # a double: its centre
-        cx, cy = px(p.x + dx, p.y + dy)  # the open half: the second one
-        r = UNIT * 0.85
-        arm = r * 0.5
-        parts.append(
-            f"<g class='closed-end' data-end={quoteattr(end)}><title>{escape(end)} closed"
-            f"</title><circle cx='{_n(cx)}' cy='{_n(cy)}' r='{_n(r)}' fill='#d32f2f' "
-            f"fill-opacity='0.85' stroke='#fff' stroke-width='1'/>"
-            f"<path d='M{_n(cx - arm)} {_n(cy - arm)}L{_n(cx + arm)} {_n(cy + arm)}"
-            f"M{_n(cx - arm)} {_n(cy + arm)}L{_n(cx + arm)} {_n(cy - arm)}' stroke='#fff' "
-            f"stroke-width='2'/></g>"
-        )
+        lead_west = at == 0 and end == "W" and _end_of(p) is None
+        parts.append(_closed_end(end, p, px, lead_west))
     parts.append("</g>")
+    return parts, width, height
+
+
+def board_group(
+    frame: Frame, left: float, top: float, bounds: tuple[int, int, int, int] | None = None
+) -> tuple[str, float, float]:
+    """The board (``<g class='board'>``, one ``<g class='tile'>`` per tile) with its
+    box's top-left corner at pixel ``(left, top)``; returns it with its width and height.
+    ``bounds``: the grid box to draw (default :func:`board_bounds`)."""
+    parts, width, height = _board_parts(frame, left, top, bounds)
     return "".join(parts), width, height
 
 
-def _hand_row(frame: Frame, seat: int, left: float, top: float) -> tuple[str, float]:
+def _hand_parts(frame: Frame, seat: int, left: float, top: float) -> tuple[list[str], float]:
     """One seat's hand: its label and its tiles, face up or face down; returns the SVG
-    and the row's width."""
+    pieces and the row's width."""
     u = _HAND_UNIT
     marker = "\u25b6 " if frame.to_move == seat else ""
     tiles = frame.hands[seat]
@@ -355,71 +424,95 @@ def _hand_row(frame: Frame, seat: int, left: float, top: float) -> tuple[str, fl
         label += " (face down)"
     parts = [
         f"<g class='hand' data-seat='{seat}' data-visible='{'no' if tiles is None else 'yes'}'>"
-        f"<text x='{_n(left)}' y='{_n(top + 12)}' font-size='12' {_FONT}>{escape(label)}</text>"
+        f"<text x='{_n(left)}' y='{_n(top + 13)}' font-size='13'>{escape(label)}</text>"
     ]
     y = top + _LINE + 2 * u
     for k in range(count):
-        x = left + u + k * (2 * u + 4)
+        x = left + u + k * (2 * u + 5)
         if tiles is None:
-            parts.append(_tile(x, y, 90, 0, 0, u, cls="hand-tile back", face_up=False))
+            parts += _tile_parts(x, y, 90, 0, 0, u, cls="hand-tile back", face_up=False)
         else:
             t = tiles[k]
-            parts.append(_tile(x, y, 90, t.high, t.low, u, cls="hand-tile", label=str(t)))
+            parts += _tile_parts(x, y, 90, t.high, t.low, u, cls="hand-tile", label=str(t))
     parts.append("</g>")
-    return "".join(parts), count * (2 * u + 4)
+    return parts, count * (2 * u + 5)
 
 
-_HAND_HEIGHT = _LINE + 4 * _HAND_UNIT + 8
+def _hand_row(frame: Frame, seat: int, left: float, top: float) -> tuple[str, float]:
+    parts, width = _hand_parts(frame, seat, left, top)
+    return "".join(parts), width
 
 
-def render_frame(frame: Frame | TrainFrame, *, defs: bool = True) -> str:
-    """The whole picture: title, status lines, board, every hand and the boneyard.
-    ``defs=False`` leaves out the pip symbols (a page that holds them once)."""
+_HAND_HEIGHT = _LINE + 4 * _HAND_UNIT + 10
+
+
+def frame_parts(
+    frame: Frame,
+    *,
+    defs: bool = True,
+    bounds: tuple[int, int, int, int] | None = None,
+    size: tuple[float, float] | None = None,
+) -> tuple[list[str], float, float]:
+    """The pieces of :func:`render_frame`'s SVG (their concatenation is the picture) with
+    its width and height.  ``bounds``: the board's grid box (default: the table, else the
+    tiles); ``size``: at least this width and height (a replay draws every step in one
+    size, the board centred across it)."""
+    lines = (frame.title, *frame.lines)
+    top = _MARGIN + _LINE * len(lines) + 4
+    x0, y0, x1, y1 = bounds if bounds is not None else board_bounds(frame)
+    bw, bh = (x1 - x0) * UNIT, (y1 - y0) * UNIT
+    u = _HAND_UNIT
+    stock = frame.stock_size
+    hands_w = max((n * (2 * u + 5) for n in frame.hand_sizes), default=0)
+    text_width = max(len(line) for line in lines) * 7.6  # about 7.5 px a character at 13 px
+    widest = max(bw, hands_w, stock * (2 * u + 3), text_width, 400)
+    width: float = widest + 2 * _MARGIN
+    height: float = top + bh + 10 + _HAND_HEIGHT * (len(frame.hand_sizes) + 1) + _MARGIN
+    if size is not None:
+        width, height = max(width, size[0]), max(height, size[1])
+    board, _, _ = _board_parts(frame, (width - bw) / 2, top, (x0, y0, x1, y1))
+    y = top + bh + 10
+    rows: list[str] = []
+    for seat in range(len(frame.hand_sizes)):
+        rows += _hand_parts(frame, seat, _MARGIN, y)[0]
+        y += _HAND_HEIGHT
+    rows.append(
+        f"<g class='stock' data-size='{stock}'><text x='{_n(_MARGIN)}' y='{_n(y + 13)}' "
+        f"font-size='13'>boneyard: {stock} tile{'s' if stock != 1 else ''}</text>"
+    )
+    for k in range(stock):
+        x = _MARGIN + u + k * (2 * u + 3)
+        rows += _tile_parts(x, y + _LINE + 2 * u, 90, 0, 0, u, cls="stock-tile", face_up=False)
+    rows.append("</g>")
+    text = [
+        f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 14 + i * _LINE)}' "
+        f"font-size='{15 if i == 0 else 13}' font-weight='{'bold' if i == 0 else 'normal'}'>"
+        f"{escape(line)}</text>"
+        for i, line in enumerate(lines)
+    ]
+    head = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position' {_FONT} "
+        f"width='{_n(width)}' height='{_n(height)}' viewBox='0 0 {_n(width)} {_n(height)}'>"
+        f"{pip_defs() if defs else ''}<rect width='100%' height='100%' fill='#f7f3ea'/>"
+    )
+    return [head, *text, *board, *rows, "</svg>"], width, height
+
+
+def render_frame(
+    frame: Frame | TrainFrame,
+    *,
+    defs: bool = True,
+    bounds: tuple[int, int, int, int] | None = None,
+    size: tuple[float, float] | None = None,
+) -> str:
+    """The whole picture: title, status lines, board (centred), every hand and the
+    boneyard.  ``defs=False`` leaves out the pip symbols (a page that holds them once);
+    ``bounds`` and ``size`` as in :func:`frame_parts`."""
     if not isinstance(frame, Frame):  # a train game's picture: render/trains_svg.py
         from .trains_svg import render_train_frame
 
         return render_train_frame(frame, defs=defs)
-    lines = (frame.title, *frame.lines)
-    top = _MARGIN + _LINE * len(lines) + 4
-    board, bw, bh = board_group(frame, _MARGIN, top)
-    y = top + bh + 10
-    rows = []
-    widest = bw
-    for seat in range(len(frame.hand_sizes)):
-        row, w = _hand_row(frame, seat, _MARGIN, y)
-        rows.append(row)
-        widest = max(widest, w)
-        y += _HAND_HEIGHT
-    stock = frame.stock_size
-    u = _HAND_UNIT
-    stock_parts = [
-        f"<g class='stock' data-size='{stock}'><text x='{_n(_MARGIN)}' y='{_n(y + 12)}' "
-        f"font-size='12' {_FONT}>boneyard: {stock} tile{'s' if stock != 1 else ''}</text>"
-    ]
-    for k in range(stock):
-        x = _MARGIN + u + k * (2 * u + 2)
-        stock_parts.append(
-            _tile(x, y + _LINE + 2 * u, 90, 0, 0, u, cls="stock-tile", face_up=False)
-        )
-    stock_parts.append("</g>")
-    text_width = max(len(line) for line in lines) * 7.2  # about 7 px a character at 12 px
-    widest = max(widest, stock * (2 * u + 2), text_width, 360)
-    y += _HAND_HEIGHT
-    width = widest + 2 * _MARGIN
-    height = y + _MARGIN
-    text = "".join(
-        f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
-        f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
-        f"{_FONT}>{escape(line)}</text>"
-        for i, line in enumerate(lines)
-    )
-    return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position' "
-        f"width='{_n(width)}' height='{_n(height)}' viewBox='0 0 {_n(width)} {_n(height)}'>"
-        f"{pip_defs() if defs else ''}"
-        f"<rect width='100%' height='100%' fill='#f7f3ea'/>"
-        f"{text}{board}{''.join(rows)}{''.join(stock_parts)}</svg>"
-    )
+    return "".join(frame_parts(frame, defs=defs, bounds=bounds, size=size)[0])
 
 
 def svg_of(obj: Any, names: Sequence[str] | None = None) -> str:

@@ -667,6 +667,12 @@ def render_train_frame(frame: TrainFrame, *, defs: bool = True) -> str:
     """The whole picture: title, status lines, the layout, every hand, the boneyard.
     ``defs`` is accepted for the double-six renderer's signature (nothing is shared)."""
     del defs
+    return "".join(train_frame_parts(frame)[0])
+
+
+def train_frame_parts(frame: TrainFrame) -> tuple[list[str], float, float]:
+    """The pieces of :func:`render_train_frame`'s SVG (their concatenation is the
+    picture) with its width and height: a replay stores each distinct piece once."""
     lines = (frame.title, *frame.lines)
     top = _MARGIN + _LINE * len(lines) + 6
     if frame.layout == "trains":
@@ -713,12 +719,12 @@ def render_train_frame(frame: TrainFrame, *, defs: bool = True) -> str:
         f">{escape(line)}</text>"
         for i, line in enumerate(lines)
     )
-    return (
+    head = (
         f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position bones-trains' "
         f"width='{_n(width)}' height='{_n(height)}' viewBox='0 0 {_n(width)} {_n(height)}'>"
-        f"{_style()}<rect width='100%' height='100%' fill='#f7f3ea'/>"
-        f"{text}{board}{''.join(rows)}</svg>"
     )
+    style = f"{_style()}<rect width='100%' height='100%' fill='#f7f3ea'/>"
+    return [head, style, text, board, *rows, "</svg>"], width, height
 
 
 def train_svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
