@@ -102,6 +102,15 @@ elif what == "roundtrip":
     f = wl.bones_roundtrip(r)
     for _ in range(3000):
         f()
+elif what.startswith("cli_"):  # `bones bench`'s own loop, its clock ticking once per round
+    import itertools, types
+    import bones.speed as speed
+    tick = itertools.count()
+    speed.time = types.SimpleNamespace(perf_counter=lambda: float(next(tick)))
+    variant, players = what[4:-1], int(what[-1])
+    speed.python_loop(variant, players, seconds=1, seed=1)  # imports (one round), not counted
+    if not {warm!r}:
+        speed.python_loop(variant, players, seconds=2000, seed=1)  # exactly 2,000 rounds
 """
 #: what each fixed workload does, to turn its count into a count per unit
 _FIXED_UNITS = {
@@ -113,13 +122,25 @@ _FIXED_UNITS = {
     "loop_block4": "2,000 rounds",
     "roundtrip": "3,000 round trips",
     "search": "20 choices",
+    "cli_block2": "2,000 rounds",
+    "cli_straight4": "2,000 rounds",
 }
 
+_WARM = ("cli_block2", "cli_straight4")
 
-def instructions(tree: Path, what: str) -> int:
-    """Instructions callgrind counts for the fixed workload ``what`` on ``tree``."""
+#: ``--instructions`` only: ``bones bench``'s Python loop (``bones.speed.python_loop`` of
+#: each tree) for a fixed number of rounds
+CLI_FIXED = (
+    ("cli_block2", "bones bench Python loop block/2p", "moves/s"),
+    ("cli_straight4", "bones bench Python loop straight/4p", "moves/s"),
+)
+
+
+def instructions(tree: Path, what: str, warm: bool = False) -> int:
+    """Instructions callgrind counts for the fixed workload ``what`` on ``tree``; with
+    ``warm``, only what the workload runs before its counted part (imports, warm-up)."""
     env = dict(os.environ, PYTHONPATH=str(import_path(tree)), PYTHONHASHSEED="0")
-    code = _CHILD_FIXED.format(bench=str(HERE), what=what)
+    code = _CHILD_FIXED.format(bench=str(HERE), what=what, warm=warm)
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
     done = subprocess.run([*cmd, "-c", code], env=env, capture_output=True, text=True, check=False)
     for line in done.stderr.splitlines():
@@ -133,8 +154,12 @@ def report_instructions(trees: dict[str, Path]) -> None:
     print(f"base: {trees['base']}\nnew:  {trees['new']}")
     print("instructions (callgrind, PYTHONHASHSEED=0), start-up subtracted\n")
     print(f"{'workload':42} {'fixed work':>18} {'base':>14} {'new':>14}  new/base")
-    for key, label, _ in WORKLOADS:
-        count = {n: instructions(t, key) - start[n] for n, t in trees.items()}
+    for key, label, _ in WORKLOADS + CLI_FIXED:
+        # a `bones bench` loop: its warm-up round and imports subtracted too
+        base = {
+            n: instructions(t, key, True) if key in _WARM else start[n] for n, t in trees.items()
+        }
+        count = {n: instructions(t, key) - base[n] for n, t in trees.items()}
         print(
             f"{label:42} {_FIXED_UNITS[key]:>18} {count['base']:14,} {count['new']:14,}  "
             f"{count['new'] / count['base']:.4f}"
