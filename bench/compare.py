@@ -5,6 +5,7 @@
     python bench/compare.py --json          # JSON on stdout instead of the table
     python bench/compare.py --split         # + the Python loops' play phase alone (info)
     python bench/compare.py --check         # exit 1 when a target is missed
+    python bench/compare.py --no-trains     # without the train games' rows
 
 The machine is shared and noisy, so every measurement is taken in one process run,
 alternating (C reference, bones, peers, C reference, bones, peers, ...) for ``--rounds``
@@ -47,7 +48,7 @@ class Measure:
 
     key: str
     label: str
-    unit: str  # "moves/s" (higher is better) or "us" (per round trip, lower is better)
+    unit: str  # "moves/s" or "rounds/s" (higher is better), "us" (per call, lower is better)
     sample: Callable[[int], dict]  # round index -> {"value": ..., extras}
     missing: str | None = None
     samples: list[dict] = field(default_factory=list)
@@ -65,9 +66,10 @@ class Target:
     text: str
     ours: str  # measure key
     other: str | None  # measure key of the reference, or None for an absolute target
-    goal: float  # ratio (ours faster by at least) or absolute bound
+    goal: float | None  # ratio (ours faster by at least) or absolute bound; None: no goal
     absolute: str = ""  # "min" (value >= goal) or "max" (value <= goal) for absolute targets
     info: bool = False  # reported, not an issue target (ignored by --check)
+    per_round: bool = False  # compare rounds/s (rounds / seconds of each sample), not values
 
 
 T = Target
@@ -92,10 +94,49 @@ TARGETS = [
     ),
     T("I3b", "play phase block/4p vs dominoes", "play_bones4", "play_dominoes", 6, info=True),
     T("I3c", "play phase block/4p vs OpenSpiel team", "play_bones4", "play_os_team", 40, info=True),
+    # the train games (rounds/s; a train round is longer than a block round: no goal)
+    T(
+        "I5a",
+        "Mexican Train 4p d12 rounds/s vs C ref block/2p",
+        "core_mexican4",
+        "ref",
+        None,
+        info=True,
+        per_round=True,
+    ),
+    T(
+        "I5b",
+        "Chicken Foot 4p d9 rounds/s vs C ref block/2p",
+        "core_chicken4",
+        "ref",
+        None,
+        info=True,
+        per_round=True,
+    ),
+    T(
+        "I5c",
+        "Mexican Train 4p d12 rounds/s vs core block/2p",
+        "core_mexican4",
+        "core_block2",
+        None,
+        info=True,
+        per_round=True,
+    ),
+    T(
+        "I5d",
+        "Chicken Foot 4p d9 rounds/s vs core block/2p",
+        "core_chicken4",
+        "core_block2",
+        None,
+        info=True,
+        per_round=True,
+    ),
 ]
 
 
-def build_measures(budget: float, workdir: Path, split: bool = False) -> list[Measure]:
+def build_measures(
+    budget: float, workdir: Path, split: bool = False, trains: bool = True
+) -> list[Measure]:
     core_missing = wl.core_missing()
     os_missing = wl.openspiel_missing()
     dom_missing = wl.dominoes_missing()
@@ -124,6 +165,20 @@ def build_measures(budget: float, workdir: Path, split: bool = False) -> list[Me
             run = wl.core_playouts(variant, players, rounds, seed=1_000_003 * (i + 1))
             calib[name] = max(1000, int(rounds * budget / max(run.seconds, 1e-6)))
             return _run_dict(run)
+
+        return sample
+
+    def train_sample(variant: str, players: int) -> Callable[[int], dict]:
+        name = f"{variant}{players}"
+
+        def sample(i: int) -> dict:
+            rounds = calib.get(name)
+            if rounds is None:
+                probe = wl.train_playouts(variant, players, 500, seed=7)
+                rounds = max(500, int(500 * budget / max(probe.seconds, 1e-6)))
+            run = wl.train_playouts(variant, players, rounds, seed=1_000_003 * (i + 1))
+            calib[name] = max(100, int(rounds * budget / max(run.seconds, 1e-6)))
+            return _run_dict(run, per_round=True)
 
         return sample
 
@@ -245,6 +300,15 @@ def build_measures(budget: float, workdir: Path, split: bool = False) -> list[Me
             os_missing,
         ),
     ]
+    if trains:
+        labels = {
+            "core_mexican4": "bones core trains random_playouts mexican-train/4p (double-12)",
+            "core_chicken4": "bones core trains random_playouts chicken-foot/4p (double-9)",
+        }
+        measures += [
+            M(key, labels[key], "rounds/s", train_sample(variant, n), core_missing)
+            for key, variant, n in wl.TRAIN_PLAYOUTS
+        ]
     if split:
         measures += [
             M(
@@ -286,9 +350,9 @@ def build_measures(budget: float, workdir: Path, split: bool = False) -> list[Me
     return measures
 
 
-def _run_dict(run: wl.Run) -> dict:
+def _run_dict(run: wl.Run, per_round: bool = False) -> dict:
     return {
-        "value": run.moves_per_s,
+        "value": run.rounds / run.seconds if per_round else run.moves_per_s,
         "moves": run.moves,
         "rounds": run.rounds,
         "seconds": run.seconds,
@@ -333,7 +397,19 @@ def evaluate(measures: list[Measure]) -> list[dict]:
             row.update(status="SKIP", reason=why or "no samples")
             out.append(row)
             continue
-        if other is None:
+        if t.per_round:  # rounds/s of both, from each sample's rounds and seconds
+            mine = [s["rounds"] / s["seconds"] for s in ours.samples]
+            theirs = [s["rounds"] / s["seconds"] for s in other.samples]
+            ratios = [a / b for a, b in zip(mine, theirs, strict=False)]
+            row.update(
+                unit="rounds/s",
+                ratio=statistics.median(ratios),
+                ratios=ratios,
+                value=statistics.median(mine),
+                other=statistics.median(theirs),
+                status="info",
+            )
+        elif other is None:
             value = ours.median()
             ok = value >= t.goal if t.absolute == "min" else value <= t.goal
             row.update(value=value, status=_status(ok, t.info))
@@ -364,6 +440,8 @@ def fmt_value(v: float | None, unit: str) -> str:
         return "-"
     if unit == "us":
         return f"{v:.2f} us" if v < 100 else f"{v:.0f} us"
+    if unit == "rounds/s":
+        return f"{v / 1e6:.3f} M rounds/s" if v >= 1e6 else f"{v / 1e3:.1f} k rounds/s"
     if v >= 1e6:
         return f"{v / 1e6:.2f} M/s"
     return f"{v / 1e3:.1f} k/s"
@@ -421,7 +499,7 @@ def render(measures: list[Measure], results: list[dict], meta: dict) -> str:
             lines.append(
                 f"| {name} | {fmt_value(r['value'], unit)} | "
                 f"{fmt_value(r['other'], unit)} | {fmt_ratio(r['ratio'])}{spread} | "
-                f">= {fmt_ratio(r['goal'])} | {r['status']} |"
+                f"{'-' if r['goal'] is None else '>= ' + fmt_ratio(r['goal'])} | {r['status']} |"
             )
     return "\n".join(lines)
 
@@ -506,6 +584,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also time the Python loops' play phase alone (deal excluded), for information",
     )
+    ap.add_argument(
+        "--no-trains",
+        action="store_true",
+        help="leave out the train games' playouts (Mexican Train, Chicken Foot)",
+    )
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
@@ -517,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     wl.use_clock(args.clock)
     meta = machine_meta(args)
     with tempfile.TemporaryDirectory(prefix="bones-bench-") as tmp:
-        measures = build_measures(args.budget, Path(tmp), args.split)
+        measures = build_measures(args.budget, Path(tmp), args.split, not args.no_trains)
         for m in measures:
             if m.missing:
                 log(f"skipping {m.key}: {m.missing}")

@@ -15,10 +15,11 @@ import workloads
 ROUNDS = 20_000
 SEED = 12345
 
-# (layout, set_max, players, hand_size, options)
+# (layout, set_max, players, hand_size, options): the variants' standard deals
+# (bones.variant.STANDARD_HANDS: 15 tiles each with double-12, 7 for Chicken Foot's double-9)
 GAMES = {
     "mexican-train-4p-d12": ("trains", 12, 4, 15, {}),
-    "chicken-foot-4p-d9": ("chicken_foot", 9, 4, 10, {}),
+    "chicken-foot-4p-d9": ("chicken_foot", 9, 4, 7, {}),
 }
 
 

@@ -2,6 +2,7 @@
 
     python bench/versions.py BASE_TREE [NEW_TREE] [--rounds 7] [--budget 1] [--json FILE]
     python bench/versions.py BASE_TREE [NEW_TREE] --instructions   # callgrind counts
+    python bench/versions.py BASE_TREE [NEW_TREE] --cli [--rounds 7]  # `bones bench` figures
 
 A tree is a source checkout whose core is built in place (``python setup.py build_ext
 --inplace`` makes ``build/cython-include/bones``, the import path this script uses).
@@ -13,7 +14,8 @@ A tree is a source checkout whose core is built in place (``python setup.py buil
 
 Each round runs every workload once in a fresh process per tree, alternating base and new
 (base, new, base, new, ...), so both see the same machine load; the ratio new/base is taken
-inside each round and the report gives its median and its range over the rounds.  The
+inside each round and the report gives its median, its range over the rounds and a 95%
+bootstrap interval of the median (2,000 resamples of the rounds, seeded).  The
 workloads come from this checkout's ``workloads.py`` and run the same Python code against
 either build: the core's random playouts (block 2p, straight 4p, multiplayer 2p with
 ``geometry=unbounded`` and with its default options, which are unbounded before the
@@ -24,6 +26,10 @@ once per simulation and move).
 ``--instructions`` counts instead of timing: each workload runs a fixed amount of work
 under ``valgrind --tool=callgrind`` (with ``PYTHONHASHSEED=0``), less a run that only starts
 up, so the counts repeat exactly from run to run whatever else the machine is doing.
+
+``--cli`` runs the command line's own measurement instead, ``bones bench --variant block
+--variant straight --players 2 --players 4 --json`` (core playouts and the Python loop,
+wall clock, ``--budget`` seconds each), alternating the trees the same way.
 """
 
 from __future__ import annotations
@@ -96,6 +102,15 @@ elif what == "roundtrip":
     f = wl.bones_roundtrip(r)
     for _ in range(3000):
         f()
+elif what.startswith("cli_"):  # `bones bench`'s own loop, its clock ticking once per round
+    import itertools, types
+    import bones.speed as speed
+    tick = itertools.count()
+    speed.time = types.SimpleNamespace(perf_counter=lambda: float(next(tick)))
+    variant, players = what[4:-1], int(what[-1])
+    speed.python_loop(variant, players, seconds=1, seed=1)  # imports (one round), not counted
+    if not {warm!r}:
+        speed.python_loop(variant, players, seconds=2000, seed=1)  # exactly 2,000 rounds
 """
 #: what each fixed workload does, to turn its count into a count per unit
 _FIXED_UNITS = {
@@ -107,13 +122,25 @@ _FIXED_UNITS = {
     "loop_block4": "2,000 rounds",
     "roundtrip": "3,000 round trips",
     "search": "20 choices",
+    "cli_block2": "2,000 rounds",
+    "cli_straight4": "2,000 rounds",
 }
 
+_WARM = ("cli_block2", "cli_straight4")
 
-def instructions(tree: Path, what: str) -> int:
-    """Instructions callgrind counts for the fixed workload ``what`` on ``tree``."""
+#: ``--instructions`` only: ``bones bench``'s Python loop (``bones.speed.python_loop`` of
+#: each tree) for a fixed number of rounds
+CLI_FIXED = (
+    ("cli_block2", "bones bench Python loop block/2p", "moves/s"),
+    ("cli_straight4", "bones bench Python loop straight/4p", "moves/s"),
+)
+
+
+def instructions(tree: Path, what: str, warm: bool = False) -> int:
+    """Instructions callgrind counts for the fixed workload ``what`` on ``tree``; with
+    ``warm``, only what the workload runs before its counted part (imports, warm-up)."""
     env = dict(os.environ, PYTHONPATH=str(import_path(tree)), PYTHONHASHSEED="0")
-    code = _CHILD_FIXED.format(bench=str(HERE), what=what)
+    code = _CHILD_FIXED.format(bench=str(HERE), what=what, warm=warm)
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
     done = subprocess.run([*cmd, "-c", code], env=env, capture_output=True, text=True, check=False)
     for line in done.stderr.splitlines():
@@ -127,13 +154,37 @@ def report_instructions(trees: dict[str, Path]) -> None:
     print(f"base: {trees['base']}\nnew:  {trees['new']}")
     print("instructions (callgrind, PYTHONHASHSEED=0), start-up subtracted\n")
     print(f"{'workload':42} {'fixed work':>18} {'base':>14} {'new':>14}  new/base")
-    for key, label, _ in WORKLOADS:
-        count = {n: instructions(t, key) - start[n] for n, t in trees.items()}
+    for key, label, _ in WORKLOADS + CLI_FIXED:
+        # a `bones bench` loop: its warm-up round and imports subtracted too
+        base = {
+            n: instructions(t, key, True) if key in _WARM else start[n] for n, t in trees.items()
+        }
+        count = {n: instructions(t, key) - base[n] for n, t in trees.items()}
         print(
             f"{label:42} {_FIXED_UNITS[key]:>18} {count['base']:14,} {count['new']:14,}  "
             f"{count['new'] / count['base']:.4f}"
         )
     print("\n(new/base < 1: the new tree runs fewer instructions)")
+
+
+def bootstrap(ratios: list[float], resamples: int = 2000, seed: int = 1) -> tuple[float, float]:
+    """A 95% bootstrap interval of the median of ``ratios`` (percentile method, seeded)."""
+    import random
+
+    rng = random.Random(seed)
+    medians = sorted(
+        statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples)
+    )
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
+
+
+def spread(ratios: list[float]) -> str:
+    """``median [min, max] (95% CI lo-hi)`` of per-round ratios."""
+    lo, hi = bootstrap(ratios)
+    return (
+        f"{statistics.median(ratios):.3f} [{min(ratios):.3f}, {max(ratios):.3f}] "
+        f"(95% CI {lo:.3f}-{hi:.3f})"
+    )
 
 
 def import_path(tree: Path) -> Path:
@@ -157,6 +208,54 @@ def sample(tree: Path, budget: float, seed: int) -> dict:
     return result
 
 
+#: ``--cli``: the ``bones bench`` command run in each tree (its figures, wall clock)
+CLI_ROWS = (("block", 2), ("block", 4), ("straight", 2), ("straight", 4))
+
+
+def cli_sample(tree: Path, budget: float, seed: int) -> dict:
+    """One ``bones bench --json`` run on ``tree``: ``{"block2_core": moves/s, ...}``."""
+    env = dict(os.environ, PYTHONPATH=str(import_path(tree)))
+    cmd = [sys.executable, "-m", "bones", "bench", "--json", "--seconds", str(budget)]
+    cmd += ["--seed", str(seed)]
+    for variant in dict.fromkeys(v for v, _ in CLI_ROWS):
+        cmd += ["--variant", variant]
+    for players in dict.fromkeys(n for _, n in CLI_ROWS):
+        cmd += ["--players", str(players)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"{tree}: bones bench failed:\n{done.stderr}")
+    out = {}
+    for row in json.loads(done.stdout):
+        key = f"{row['variant']}{row['players']}"
+        out[key + "_core"] = row["core"]["moves_per_s"]
+        out[key + "_python"] = row["python"]["moves_per_s"]
+    return out
+
+
+def report_cli(trees: dict[str, Path], rounds: int, budget: float) -> dict[str, list[dict]]:
+    samples: dict[str, list[dict]] = {"base": [], "new": []}
+    for i in range(rounds):
+        for name, tree in trees.items():
+            samples[name].append(cli_sample(tree, budget, seed=1_000_003 * (i + 1)))
+        print(f"round {i + 1}/{rounds} done", file=sys.stderr)
+    print(f"base: {trees['base']}\nnew:  {trees['new']}")
+    print(f"{rounds} alternating rounds of `bones bench --json --seconds {budget}` (wall clock)\n")
+    print(f"{'bones bench row':42} {'base':>12} {'new':>12}  new/base median [min, max] (CI)")
+    for variant, players in CLI_ROWS:
+        for part in ("core", "python"):
+            key = f"{variant}{players}_{part}"
+            base = [s[key] for s in samples["base"]]
+            new = [s[key] for s in samples["new"]]
+            ratios = [n / b for b, n in zip(base, new, strict=True)]
+            label = f"{variant}/{players}p {part} moves/s"
+            print(
+                f"{label:42} {statistics.median(base):12,.0f} {statistics.median(new):12,.0f}  "
+                f"{spread(ratios)}"
+            )
+    print("\n(ratio > 1: the new tree is faster)")
+    return samples
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("base", type=Path, help="the tree to compare against")
@@ -167,10 +266,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions with callgrind"
     )
+    parser.add_argument("--cli", action="store_true", help="alternate `bones bench` runs instead")
     args = parser.parse_args(argv)
     trees = {"base": args.base.resolve(), "new": args.new.resolve()}
     if args.instructions:
         report_instructions(trees)
+        return 0
+    if args.cli:
+        cli = report_cli(trees, args.rounds, args.budget)
+        if args.json:
+            Path(args.json).write_text(
+                json.dumps({"trees": {k: str(v) for k, v in trees.items()}, "cli": cli}, indent=1)
+            )
         return 0
     samples: dict[str, list[dict]] = {"base": [], "new": []}
     for i in range(args.rounds):
@@ -179,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"round {i + 1}/{args.rounds} done", file=sys.stderr)
     print(f"base: {trees['base']}\nnew:  {trees['new']}")
     print(f"{args.rounds} alternating rounds, {args.budget} s per workload, CPU clock\n")
-    print(f"{'workload':42} {'base':>12} {'new':>12}  new/base median [min, max]")
+    print(f"{'workload':42} {'base':>12} {'new':>12}  new/base median [min, max] (CI)")
     for key, label, unit in WORKLOADS:
         base = [s[key] for s in samples["base"]]
         new = [s[key] for s in samples["new"]]
@@ -188,8 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         fmt = "{:12,.0f}" if unit == "moves/s" else "{:9.2f} us"
         print(
             f"{label:42} {fmt.format(statistics.median(base))} "
-            f"{fmt.format(statistics.median(new))}  {statistics.median(ratios):.3f} "
-            f"[{min(ratios):.3f}, {max(ratios):.3f}]"
+            f"{fmt.format(statistics.median(new))}  {spread(ratios)}"
         )
     print("\n(ratio > 1: the new tree is faster; for the round trip, base time / new time)")
     if args.json:

@@ -227,6 +227,26 @@ def core_playouts(variant: str, players: int, rounds: int, seed: int = 0, **opti
     return Run(int(res["moves"]), int(res["rounds"]), dt, res["blocked"] / max(res["rounds"], 1))
 
 
+#: The train games measured beside the double-six playouts (compare.py, test_trains.py):
+#: (key, variant, players) - each with its standard deal and the set's highest engine.
+TRAIN_PLAYOUTS = (
+    ("core_mexican4", "mexican-train", 4),  # double-12, 15 tiles each
+    ("core_chicken4", "chicken-foot", 4),  # double-9, 7 tiles each
+)
+
+
+def train_playouts(variant: str, players: int, rounds: int, seed: int = 0, **options) -> Run:
+    """``bones.core.trains.random_playouts`` of a train variant (its standard deal, the
+    set's highest engine), timed from Python like ``core_playouts``; ``moves`` counts
+    placements."""
+    from bones.speed import playouts
+
+    t0 = now()
+    res = playouts(variant, players, rounds, seed, **options)
+    dt = now() - t0
+    return Run(int(res["moves"]), int(res["rounds"]), dt, res["blocked"] / max(res["rounds"], 1))
+
+
 # --------------------------------------------------------------------------------------------
 # Python-driven loops
 

@@ -1,8 +1,9 @@
 """Speed measurements shared by ``bones bench`` and the bench/ folder.
 
 ``python_loop`` drives rounds through the public Python API (one ``play`` call per move);
-``core_playouts`` runs ``bones.core.playout.random_playouts`` with a round count calibrated
-to take about the requested time.
+``core_playouts`` runs the core's random playouts with a round count calibrated to take
+about the requested time: ``bones.core.playout.random_playouts`` for the double-six
+families, ``bones.core.trains.random_playouts`` for the train games (``playouts`` picks).
 """
 
 from __future__ import annotations
@@ -12,7 +13,34 @@ import random
 import time
 from typing import Any
 
-__all__ = ["core_playouts", "python_loop"]
+__all__ = ["core_playouts", "playouts", "python_loop"]
+
+
+def playouts(variant: str, players: int, rounds: int, seed: int = 0, **options: Any) -> dict:
+    """``rounds`` random playouts of ``variant`` in the core that plays it.
+
+    Returns ``{"rounds", "moves", "blocked", "seconds"}`` (``moves``: placements).  A train
+    variant's options (and ``engine``) become the wide-set core's arguments as in
+    ``bones.Round.deal``: its standard hand size, its set's highest double as the engine."""
+    from .registry import variant as lookup
+    from .variant import TRAIN_BASES
+
+    if lookup(variant).base not in TRAIN_BASES:
+        from .core.playout import random_playouts
+
+        return dict(random_playouts(variant, players, rounds, seed=seed, **options))
+    from .core.trains import random_playouts as train_playouts
+    from .train_games import core_arguments
+
+    args = core_arguments(lookup(variant), players, options)
+    del args["variant"]
+    res = train_playouts(n_rounds=rounds, players=players, seed=seed, **args)
+    return {
+        "rounds": res["rounds"],
+        "moves": res["plies"],
+        "blocked": res["blocked"],
+        "seconds": res["seconds"],
+    }
 
 
 def python_loop(
@@ -22,11 +50,15 @@ def python_loop(
 
     Each round: ``Round.deal(variant, players=, seed=s, **options)``, then a uniformly
     random legal move until the round is over (``rng = random.Random(seed)``).  Moves are
-    counted as placements (``len(r.layout)`` at the end).  At least one round is played.
+    counted as placements (``len(r.layout)`` at the end; a train round's ``placements``).
+    At least one round is played.
     Returns ``{"rounds", "moves", "seconds", "moves_per_s", "rounds_per_s"}``.
     """
     from .core.round import Round
+    from .registry import variant as lookup
+    from .variant import TRAIN_BASES
 
+    train = lookup(variant).base in TRAIN_BASES  # decided once: the loop stays as it was
     deal = Round.deal
     randrange = random.Random(seed).randrange
     clock = time.perf_counter
@@ -39,7 +71,7 @@ def python_loop(
         while not r.is_over:
             legal = r.legal_moves
             r.play(legal[randrange(len(legal))])
-        moves += len(r.layout)
+        moves += len(r.placements) if train else len(r.layout)
         rounds += 1
         s += 1
         elapsed = clock() - start
@@ -54,23 +86,21 @@ def core_playouts(
     trial_rounds: int = 200,
     **options: Any,
 ) -> dict[str, Any]:
-    """``random_playouts`` calibrated to take about ``seconds``.
+    """``playouts`` calibrated to take about ``seconds``.
 
     A trial of ``trial_rounds`` rounds (grown tenfold while it takes under 20 ms) gives the
     rate; the measured run then uses ``rounds = rate * seconds``.  Returns the core's dict
     (``rounds``, ``moves``, ``blocked``, ``seconds``) plus ``moves_per_s``, ``rounds_per_s``.
     """
-    from .core.playout import random_playouts
-
     n = max(1, trial_rounds)
     while True:
-        trial = random_playouts(variant, players, n, seed=seed, **options)
+        trial = playouts(variant, players, n, seed=seed, **options)
         if trial["seconds"] >= 0.02 or n >= 10**8:
             break
         n *= 10
     rate = n / max(trial["seconds"], 1e-9)
     rounds = max(1, math.ceil(rate * seconds))
-    result = dict(random_playouts(variant, players, rounds, seed=seed, **options))
+    result = playouts(variant, players, rounds, seed=seed, **options)
     return _rates(result)
 
 

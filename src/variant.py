@@ -467,7 +467,7 @@ BASE_OPTIONS: Mapping[str, Mapping[str, Domain]] = MappingProxyType(
                 "set": _SET,
                 "hand_size": _TRAIN_HAND,
                 "zero_double": _ZERO_DOUBLE,
-                "engine_toes": _pick(6, 4),
+                "engine_toes": _pick(4, 6),
             }
         ),
         "draw": MappingProxyType(

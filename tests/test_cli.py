@@ -186,6 +186,34 @@ def test_bench_runs(capsys):
     assert out.splitlines()[1].split()[:2] == ["kozel", "3"]
 
 
+def test_bench_runs_the_train_games(capsys):
+    """The train variants run on their own core: rounds, placements, a Python loop."""
+    pytest.importorskip("bones.core.trains")
+    argv = ["bench", "--variant", "mexican-train", "--variant", "chicken-foot"]
+    assert main([*argv, "--players", "3", "--seconds", "0.05", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["variant"], r["players"]) for r in rows] == [
+        ("mexican-train", 3),
+        ("chicken-foot", 3),
+    ]
+    for row in rows:
+        core, py = row["core"], row["python"]
+        assert core["rounds"] >= 1 and core["moves"] >= core["rounds"]
+        assert 0 <= core["blocked"] <= core["rounds"]
+        assert py["rounds"] >= 1 and py["moves"] >= py["rounds"]
+    from bones.core.trains import random_playouts
+    from bones.speed import playouts
+
+    # the variant's standard deal: chicken-foot, 3 players, double-9, 7 tiles, 4 toes
+    mine = playouts("chicken-foot", 3, 50, seed=4)
+    core = random_playouts("chicken_foot", 9, 3, 7, 50, seed=4, engine_toes=4, zero_double=50)
+    assert (mine["rounds"], mine["moves"], mine["blocked"]) == (
+        core["rounds"],
+        core["plies"],
+        core["blocked"],
+    )
+
+
 def test_bench_move_scorer_variant_runs_python_only(capsys, fresh_registry):
     pytest.importorskip("bones.core.playout")
 

@@ -23,7 +23,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules.md"
-BUILTIN = "bones.plugins.builtin_variants"
+BUILTIN = ("bones.plugins.builtin_variants", "bones.plugins.train_variants")
+NAMES = [
+    "straight",
+    "multiplayer",
+    "kozel",
+    "block",
+    "draw",
+    "fives-and-threes",
+    "mexican-train",
+    "chicken-foot",
+]
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
 
@@ -79,7 +89,7 @@ def variants_json() -> list[dict[str, Any]]:
         capture_output=True,
         text=True,
     ).stdout
-    return [v for v in json.loads(out) if v["plugin"] == BUILTIN]
+    return [v for v in json.loads(out) if v["plugin"] in BUILTIN]
 
 
 def show(value: object) -> str:
@@ -105,14 +115,12 @@ def bullet(text: str, key: str) -> str:
 
 def test_every_builtin_variant_is_described():
     names = {v["name"] for v in variants_json()}
-    assert names == {"straight", "multiplayer", "kozel", "block", "draw", "fives-and-threes"}
+    assert names == set(NAMES)
     for name in names:
         section(rules_text(), name)
 
 
-@pytest.mark.parametrize(
-    "name", ["straight", "multiplayer", "kozel", "block", "draw", "fives-and-threes"]
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_every_option_is_described_with_its_default_and_choices(name):
     info = {v["name"]: v for v in variants_json()}[name]
     text = section(rules_text(), name)

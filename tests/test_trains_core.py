@@ -12,6 +12,7 @@ trains = pytest.importorskip("bones.core.trains")
 from bones.core.trains import TrainMove, TrainRound, random_playouts  # noqa: E402
 from bones.core.wideset import SET_TILES, SetTile  # noqa: E402
 from bones.errors import IllegalMove, OptionError  # noqa: E402
+from bones.variant import STANDARD_HANDS  # noqa: E402
 
 
 def outcome(r):
@@ -263,8 +264,17 @@ def test_zero_double_defaults():
 # --- Chicken Foot ----------------------------------------------------------------------
 
 
-def test_chicken_foot_engine_takes_six_toes():
-    r = six("chicken_foot", [["6-0", "6-1", "6-2", "1-3"], ["6-3", "6-4", "6-5", "0-4"]])
+def test_chicken_foot_engine_takes_four_toes_by_default_or_six():
+    hands = [["6-0", "6-1", "6-2", "1-3"], ["6-3", "6-4", "6-5", "0-4"]]
+    r = six("chicken_foot", hands)
+    assert r.engine_toes == 4
+    for move in ["6-0@6-6", "6-3@6-6", "6-1@6-6"]:
+        r.play(move)
+        assert r.pending == "6-6"
+    r.play("6-4@6-6")  # the fourth toe: a cross, play spreads
+    assert r.pending is None
+    assert r.open_ends == (("6-0", 0), ("6-1", 1), ("6-3", 3), ("6-4", 4))
+    r = six("chicken_foot", hands, engine_toes=6)
     assert r.pending == "6-6" and r.open_ends == (("6-6", 6),)
     assert legal(r) == {"6-0@6-6", "6-1@6-6", "6-2@6-6"}
     for move in ["6-0@6-6", "6-3@6-6", "6-1@6-6", "6-4@6-6", "6-2@6-6"]:
@@ -383,7 +393,7 @@ def test_from_deal_refuses_bad_options():
         (dict(engine=7), "engine"),
         (dict(zero_double=25), "zero_double"),
         (dict(engine_toes=5, layout="chicken_foot"), "engine_toes"),
-        (dict(engine_toes=4), "engine_toes is an option of the chicken_foot"),
+        (dict(engine_toes=6), "engine_toes is an option of the chicken_foot"),
         (dict(first_turn_own_train=True, layout="chicken_foot"), "first_turn_own_train"),
         (dict(first_turn_own_train=1), "first_turn_own_train"),
     ]
@@ -413,8 +423,15 @@ def test_deal_checks_its_arguments():
         TrainRound.deal("trains", set_max=9, players=8, hand_size=7)
     with pytest.raises(ValueError, match="players \\* hand_size"):
         TrainRound.deal("trains", players=2, hand_size=0)
-    with pytest.raises(OptionError, match="give hand_size"):
-        TrainRound.deal("trains", set_max=6, players=2)
+    # the default hand sizes are the variants' standard table, double-6 included
+    for layout in ("trains", "chicken_foot"):
+        for set_max in (6, 9, 12):
+            for players in range(2, 9):
+                want = STANDARD_HANDS[layout][f"double-{set_max}"][players]
+                d = TrainRound.deal(layout, set_max=set_max, players=players, seed=players)
+                drawn = [sum(1 for e in d.log if e[:2] == ("draw", i)) for i in range(players)]
+                dealt = tuple(n - k for n, k in zip(d.hand_sizes, drawn, strict=True))
+                assert dealt == (want,) * players, (layout, set_max, players)
     assert TrainRound.deal("trains", set_max=6, players=2, hand_size=13).stock_size <= 1
     with pytest.raises(ValueError, match="leader"):
         TrainRound.deal("trains", players=3, leader=3)
@@ -472,6 +489,7 @@ GAMES = [
     ("chicken_foot", 9, 4, None, {}),
     ("chicken_foot", 12, 3, None, {"engine_toes": 4, "zero_double": 0}),
     ("chicken_foot", 6, 2, 4, {}),
+    ("chicken_foot", 9, 3, None, {"engine_toes": 6}),
 ]
 
 

@@ -28,13 +28,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trains_model import TrainsModel, set_tiles, tile_text
 
-# The spec's default hand sizes; the model and the core take hand_size as a plain int.
-HAND_SIZES = {
-    ("trains", 12): {2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 10, 8: 10},
-    ("trains", 9): {2: 10, 3: 10, 4: 10, 5: 8, 6: 8, 7: 6, 8: 6},
-    ("chicken_foot", 9): {2: 13, 3: 10, 4: 10, 5: 8, 6: 7, 7: 6, 8: 5},
-    ("chicken_foot", 12): {2: 20, 3: 15, 4: 13, 5: 11, 6: 10, 7: 8, 8: 7},
-}
+# The variants' standard hand sizes (pure Python, no core needed); the model and the core
+# take hand_size as a plain int.
+from bones.variant import STANDARD_HANDS
 
 ROUNDS = 3000  # the default run: about 5 s for the model's side
 SLOW_ROUNDS = 40000
@@ -74,7 +70,7 @@ def random_deal(rng: random.Random) -> Deal:
     tiles = [tile_text(t) for t in set_tiles(set_max) if t != (engine, engine)]
     rng.shuffle(tiles)
     most = (len(tiles)) // players  # players * hand_size <= n_tiles - 1
-    usual = HAND_SIZES.get((layout, set_max), {}).get(players, most)
+    usual = STANDARD_HANDS[layout][f"double-{set_max}"][players]  # the variants' deal
     hand_size = min(usual, most) if rng.random() < 0.5 else rng.randint(1, most)
     hands = [tiles[s * hand_size : (s + 1) * hand_size] for s in range(players)]
     stock = tiles[players * hand_size :]

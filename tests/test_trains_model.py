@@ -285,7 +285,7 @@ def test_the_engine_takes_its_toes_before_anything_else():
     assert m.ends == {"6-1": 1, "6-3": 3, "6-2": 2, "6-4": 4}
     assert m.legal_moves() == ["2-0@6-2"]
 
-    m = foot(*hands, stock="0-0", engine_toes=6)  # the default: six toes
+    m = foot(*hands, stock="0-0", engine_toes=6)  # the double chicken foot: six toes
     play_all(m, "6-1@6-6", "6-3@6-6", "6-2@6-6", "6-4@6-6")
     # 2-0 does not fit the engine: seat 0 draws 0-0, passes; seat 1 passes with 5-3
     assert m.public_events()[4:] == [("draw", 0, None), ("pass", 0, None), ("pass", 1, None)]
@@ -434,11 +434,11 @@ def test_docs_chicken_foot_double():
 
 def test_docs_chicken_foot_engine_toes():
     hands = ("9-1 9-2 2-0", "9-3 9-4 5-3")
-    m = cf9(*hands, stock="8-8")  # engine_toes=6, the model's default
+    m = cf9(*hands, stock="8-8", engine_toes=6)
     play_all(m, "9-1@9-9", "9-3@9-9", "9-2@9-9", "9-4@9-9")
     assert m.public_events()[4:] == [("draw", 0, None), ("pass", 0, None), ("pass", 1, None)]
     assert m.result == Result("blocked", None, (18, 8))
-    m = cf9(*hands, stock="8-8", engine_toes=4)
+    m = cf9(*hands, stock="8-8")  # engine_toes=4, the default
     play_all(m, "9-1@9-9", "9-3@9-9", "9-2@9-9", "9-4@9-9")
     assert m.legal_moves() == ["2-0@9-2"]
 

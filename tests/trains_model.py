@@ -86,7 +86,7 @@ class TrainsModel:
         leader: int,
         zero_double: int = 0,
         first_turn_own_train: bool = False,
-        engine_toes: int = 6,
+        engine_toes: int = 4,
     ) -> None:
         if layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")

@@ -9,7 +9,7 @@ SCHEMA: str
 SCHEMA_VERSION: int
 LAYOUTS: tuple[str, ...]
 SETS: tuple[int, ...]
-DEFAULT_HAND_SIZES: dict[tuple[str, int], dict[int, int]]
+DEFAULT_ENGINE_TOES: int
 
 _Layout = Literal["trains", "chicken_foot"]
 

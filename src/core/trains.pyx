@@ -44,6 +44,7 @@ from bones.core.wideset cimport (
 from bones.errors import IllegalMove, OptionError
 from bones.records import Event
 from bones.trains_records import TrainObservation, TrainResult
+from bones.variant import STANDARD_HANDS  # the one table of default hand sizes
 
 SCHEMA = "bones.trainround"
 SCHEMA_VERSION = 1
@@ -51,14 +52,9 @@ MAX_SCORE = 1_000_000_000   # the largest game score a round accepts (either sig
 LAYOUTS = ("trains", "chicken_foot")
 SETS = (6, 9, 12)
 
-#: Default hand sizes by layout, set and player count (TRAINS_SPEC); ``deal`` uses them
-#: when ``hand_size`` is None.  The double-6 set has none: give hand_size.
-DEFAULT_HAND_SIZES = {
-    ("trains", 12): {2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 10, 8: 10},
-    ("trains", 9): {2: 10, 3: 10, 4: 10, 5: 8, 6: 8, 7: 6, 8: 6},
-    ("chicken_foot", 9): {2: 13, 3: 10, 4: 10, 5: 8, 6: 7, 7: 6, 8: 5},
-    ("chicken_foot", 12): {2: 20, 3: 15, 4: 13, 5: 11, 6: 10, 7: 8, 8: 7},
-}
+#: Default engine toes of the chicken_foot layout: one on each side of the engine, a
+#: cross (most sources; docs/rules.md).  6 is the "double chicken foot".
+DEFAULT_ENGINE_TOES = 4
 
 cdef object _NEW = object()  # the token that lets this module construct rounds and moves
 cdef int _MAX_BYTES = 1 << 14  # no round's msgpack comes near this (about 400 bytes)
@@ -208,11 +204,11 @@ cdef tuple _options(object layout, object set_max, object engine, object zero_do
     if first_turn_own_train and chicken:
         raise OptionError("first_turn_own_train is an option of the trains layout only")
     if engine_toes is None:
-        engine_toes = 6
+        engine_toes = DEFAULT_ENGINE_TOES
     engine_toes = _int(engine_toes, "engine_toes")
     if engine_toes not in (4, 6):
         raise OptionError(f"engine_toes must be 4 or 6, not {engine_toes}")
-    if engine_toes != 6 and not chicken:
+    if engine_toes != DEFAULT_ENGINE_TOES and not chicken:
         raise OptionError("engine_toes is an option of the chicken_foot layout only")
     return (LAYOUT_CHICKEN if chicken else LAYOUT_TRAINS, set_max, engine, zero_double,
             first_turn_own_train, engine_toes)
@@ -307,12 +303,8 @@ cdef class TrainRound:
         cdef int n_players, size, lead
         cdef uint64_t rng
         n_players = _players(players)
-        if hand_size is None:
-            sizes = DEFAULT_HAND_SIZES.get((layout, opt[1]))
-            if sizes is None:
-                raise OptionError(f"no default hand size for {layout} with the "
-                                  f"{_set_name(opt[1])} set: give hand_size")
-            hand_size = sizes[n_players]
+        if hand_size is None:  # the variants' standard deal (bones.variant.STANDARD_HANDS)
+            hand_size = STANDARD_HANDS[layout][_set_name(opt[1])][n_players]
         size = _hand_size(hand_size, n_players, opt[1])
         lead = _seat(leader, n_players, "leader")
         rng = rng_seed(<uint64_t>(_int(seed, "seed") & 0xFFFFFFFFFFFFFFFF))

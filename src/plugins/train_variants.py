@@ -30,7 +30,7 @@ def _hand_size(doc: str) -> Option:
         "standard",
         None,
         doc,
-        "[PAGAT-MT],[PAGAT-CF]; docs/rules.md",
+        "docs/rules.md, Sources and readings",
         check=_standard_or_count,
         per_players=True,
     )
@@ -51,7 +51,7 @@ MEXICAN_TRAIN = Variant(
             "set",
             ("double-12", "double-9", "double-6"),
             "The set played with; rounds run from its highest double down to 0-0",
-            "[PAGAT-MT]",
+            "[MT-WP],[MT-APP]; [MT-TX],[MT-TGH]",
         ),
         "hand_size": _hand_size(
             "Tiles dealt to each player: 'standard' (double-12: 15 for 2-4 players, 12 for "
@@ -61,13 +61,13 @@ MEXICAN_TRAIN = Variant(
             "zero_double",
             (0, 50),
             "What 0-0 counts in a hand at the end of a round",
-            "[PAGAT-MT] var.",
+            "[MT-WH],[MT-TGH]",
         ),
         "first_turn_own_train": _choice(
             "first_turn_own_train",
             (False, True),
             "Until a player has started their own train, they may play only on it",
-            "[PAGAT-MT] var.",
+            "[MT-WH]; [MT-TW]",
         ),
     },
 )
@@ -83,7 +83,7 @@ CHICKEN_FOOT = Variant(
             "set",
             ("double-9", "double-12", "double-6"),
             "The set played with; rounds run from its highest double down to 0-0",
-            "[PAGAT-CF]",
+            "[CF-WP],[CF-RR],[CF-CDD]",
         ),
         "hand_size": _hand_size(
             "Tiles dealt to each player: 'standard' (double-9: 9 for 2 players, 7 for 3-6, "
@@ -93,14 +93,14 @@ CHICKEN_FOOT = Variant(
             "zero_double",
             (50, 0),
             "What 0-0 counts in a hand at the end of a round",
-            "[PAGAT-CF]",
+            "[CF-HT1],[CF-REF],[CF-RR]",
         ),
         "engine_toes": _choice(
             "engine_toes",
-            (6, 4),
-            "Tiles the engine double takes before play goes anywhere else (6: three on each "
-            "side; 4: one on each side)",
-            "[PAGAT-CF]; [WIKI-CF]",
+            (4, 6),
+            "Tiles the engine double takes before play goes anywhere else (4: one on each "
+            "side, a cross; 6: three on each side, the double chicken foot)",
+            "[CF-WP],[CF-REF],[CF-CDD],[CF-HT2],[CF-OP]; [CF-RR]",
         ),
     },
 )
