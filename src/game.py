@@ -153,7 +153,7 @@ class Game:
         if len(scores) != n:
             raise ValueError(f"scores must give one number per side ({n}); got {list(scores)}")
         self._scores: tuple[int, ...] = tuple(int(s) for s in scores)
-        self._state = self._game_rules.initial_state(self._scores)
+        self._state = self._ask("initial_state", self._scores)
 
     @classmethod
     def from_round(
@@ -188,7 +188,7 @@ class Game:
         scores: Sequence[int] | None,
     ) -> Round:
         options = dict(self._options)
-        options.update(self._game_rules.deal_options(index))
+        options.update(self._ask("deal_options", index))
         options.update(extra)
         return Round.deal(
             self._variant,
@@ -314,9 +314,9 @@ class Game:
         index = self._index + 1
         following = None
         if winners is None:
-            rules = self._game_rules
-            values = [rules.seat_value(rnd, seat) for seat in range(self._players)]
-            leader, extra = rules.next_leader(
+            values = [self._ask("seat_value", rnd, seat) for seat in range(self._players)]
+            leader, extra = self._ask(
+                "next_leader",
                 result,
                 sides=self._sides,
                 seat_values=values,
@@ -336,6 +336,19 @@ class Game:
         self._index = index
         return following
 
+    def _ask(self, hook: str, *args: Any, **kwargs: Any) -> Any:
+        """The game rules' ``hook(*args, **kwargs)``; anything it raises but a BonesError
+        becomes a :class:`~bones.BonesError` naming the variant, its rules and the hook
+        (the original is its ``__cause__``): a plugin's rules that fail never pass for
+        an error of the game's."""
+        try:
+            return getattr(self._game_rules, hook)(*args, **kwargs)
+        except BonesError:
+            raise
+        except Exception as exc:
+            text = str(exc)[:200]
+            raise self._broken(f"{hook}() raised {type(exc).__name__}: {text}") from exc
+
     def _broken(self, what: str) -> BonesError:
         rules = type(self._game_rules).__name__
         return BonesError(f"variant {self._variant!r}: its game rules {rules} {what}")
@@ -344,7 +357,7 @@ class Game:
         """The rules' ``settle`` of the finished round, checked: rules that answer
         nonsense are a :class:`~bones.BonesError` naming them, never a game that cannot
         be saved and loaded again."""
-        raw = self._game_rules.settle(rnd, result, self._scores, self._state, index=self._index)
+        raw = self._ask("settle", rnd, result, self._scores, self._state, index=self._index)
         if not isinstance(raw, tuple) or len(raw) != 4:
             raise self._broken(f"settle returned {brief(raw)}, not a Settlement")
         scores, state, winners, losers = raw
@@ -413,7 +426,7 @@ class Game:
             "losers": list(self._losers),
             "round": self._round.to_msgpack(),
         }
-        state = self._game_rules.encode_state(self._state)
+        state = self._ask("encode_state", self._state)
         if state is not None:
             doc[self._game_rules.state_field] = state
         return msgpack.packb(doc, use_bin_type=True)

@@ -273,7 +273,12 @@ def broken(fresh_registry, monkeypatch):
         ("losers", bones.BonesError, "losers of a game that goes on"),
         ("leader", bones.BonesError, "next_leader gave 7, not a seat"),
         ("extra", bones.BonesError, "not a mapping"),
-        ("raises", RuntimeError, "boom"),
+        (
+            "raises",
+            bones.BonesError,
+            r"'broken-rules': its game rules Broken settle\(\) raised "
+            "RuntimeError: boom",
+        ),
     ],
 )
 def test_nonsense_from_the_rules_leaves_the_game_as_it_was(broken, mode, error, match):
