@@ -336,8 +336,8 @@ def _decode(obj: Any) -> TrainObservation:
         raise _Bad(f"zero_double must be 0 or 50, not {str(zero_double)[:20]!r}")
     if type(first_turn) is not bool or (first_turn and chicken):
         raise _Bad("first_turn_own_train must be a bool, and false in chicken_foot")
-    if type(toes) is not int or toes not in (4, 6) or (toes != 6 and not chicken):
-        raise _Bad("engine_toes must be 4 or 6 (6 in the trains layout)")
+    if type(toes) is not int or toes not in (4, 6) or (toes != 4 and not chicken):
+        raise _Bad("engine_toes must be 4 or 6 (4, the default, in the trains layout)")
     return TrainObservation(
         seat=seat,
         layout=layout,

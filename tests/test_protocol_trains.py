@@ -6,6 +6,7 @@ match going on with its table right."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shlex
 import subprocess
@@ -137,7 +138,7 @@ def test_every_field_with_a_wrong_value_is_refused_or_consistent(sample):
         ("pending", "P9", "is not M or P0"),
         ("trains", [[0, 0, 1]] * 5, "public flag must be a bool"),
         ("zero_double", 7, "zero_double must be 0 or 50"),
-        ("engine_toes", 4, "engine_toes must be 4 or 6"),  # 4 only in chicken_foot
+        ("engine_toes", 6, "engine_toes must be 4 or 6"),  # 6 only in chicken_foot
         ("first_turn_own_train", 1, "first_turn_own_train must be a bool"),
         ("legal_moves", ["6-4@W"], "'W' is not M or P0"),
         ("legal_moves", ["13-5@M"], "not a tile of the double-12 set"),
@@ -350,16 +351,33 @@ def test_isolated_builtin_bots_play_the_same_train_games(tmp_path):
     assert plain == isolated and all(r[3] is None and r[1] for r in plain)
 
 
-def test_a_served_search_bot_does_not_list_the_train_variants():
-    proc = subprocess.run(
-        [sys.executable, "-m", "bones.protocol.server", "expert"],
-        input=_frame({"type": "hello", "protocol": 1}) + _frame({"type": "quit"}),
-        capture_output=True,
-        timeout=60,
+def test_a_served_bot_lists_the_variants_of_its_families(tmp_path):
+    """A bot whose BotSpec leaves out the train families says so in its hello; one that
+    plays every family (every built-in bot) says nil."""
+    plugin = tmp_path / "six_only_bot.py"
+    plugin.write_text(
+        "import bones\n"
+        "from bones.plugins import hookimpl\n"
+        "from bones.plugins.builtin_bots import RandomBot\n"
+        "from bones.variant import DOUBLE_SIX_BASES\n"
+        "@hookimpl\n"
+        "def register_bots(register):\n"
+        "    register(bones.BotSpec('six-only', RandomBot, 'x', bases=DOUBLE_SIX_BASES))\n"
     )
-    hello = msgpack.unpackb(proc.stdout[4:], raw=False)
-    assert "straight" in hello["variants"] and "mexican-train" not in hello["variants"]
-    assert "chicken-foot" not in hello["variants"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    hellos = {}
+    for spec, extra in (("expert", []), ("six-only", ["--plugin", "six_only_bot"])):
+        proc = subprocess.run(
+            [sys.executable, "-m", "bones.protocol.server", *extra, spec],
+            input=_frame({"type": "hello", "protocol": 1}) + _frame({"type": "quit"}),
+            capture_output=True,
+            timeout=60,
+            env=env,
+        )
+        hellos[spec] = msgpack.unpackb(proc.stdout[4:], raw=False)
+    assert hellos["expert"]["variants"] is None
+    six = hellos["six-only"]["variants"]
+    assert "straight" in six and "mexican-train" not in six and "chicken-foot" not in six
 
 
 def test_the_cli_match_of_the_example_bot_on_mexican_train(tmp_path, capsys):

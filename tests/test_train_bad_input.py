@@ -92,7 +92,7 @@ def test_double_six_variants_still_build():
         ),
         (
             lambda: bones.Round.deal("chicken-foot", players=4, engine_toes=5),
-            r"^chicken-foot: option 'engine_toes' must be one of 6, 4; got 5",
+            r"^chicken-foot: option 'engine_toes' must be one of 4, 6; got 5",
         ),
         (
             lambda: bones.Round.deal("mexican-train", players=4, engine_toes=4),

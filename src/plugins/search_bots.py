@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..bot import Bot, BotSpec
 from ..registry import variant as lookup_variant
 from ..trains_records import TrainObservation
-from ..variant import BASES, Option
+from ..variant import Option
 from . import hookimpl
 
 if TYPE_CHECKING:
@@ -376,14 +376,12 @@ SPECS = (
         "expert",
         Expert,
         "Weighted heuristics per variant, compiled: points, replies, voids, blocking, Kozel",
-        bases=BASES,
         options=dict(_WEIGHT_OPTIONS),
     ),
     BotSpec(
         "montecarlo",
         MonteCarlo,
         "Samples the hidden tiles exactly and plays every legal move out at random",
-        bases=BASES,
         options={
             "simulations": Option(
                 "simulations",
@@ -398,7 +396,6 @@ SPECS = (
         "pimc",
         PIMC,
         "Exact samples; every legal move played out by a fast policy, exact endgames",
-        bases=BASES,
         options={
             "samples": Option(
                 "samples",
@@ -435,7 +432,6 @@ SPECS = (
         "ismcts",
         ISMCTS,
         "Information-set MCTS on exact samples, playouts by a fast policy",
-        bases=BASES,
         options={
             "iterations": Option(
                 "iterations",
