@@ -98,39 +98,52 @@ def _field(record: Mapping[str, Any], key: str) -> Any:
         raise JournalError(f"not a game record: missing field {key!r}") from None
 
 
+def replayed(
+    record: Mapping[str, Any], seat: int | None
+) -> tuple[Any, list[str], tuple[str, ...], list[Any]]:
+    """What a replay of ``record`` starts from, once :func:`bones.match.journal.show` has
+    checked that the record replays: the game dealt again from its seed, the seats' bots,
+    their names as the lines write them and the recorded rounds.  JournalError for a
+    ``seat`` the game does not have or a game that recorded no round."""
+    from ..game import new_game
+    from ..match.journal import JournalError, show
+
+    show(record, io.StringIO())  # raises if the record does not replay
+    players = int(_field(record, "players"))
+    seats = list(_field(record, "seats"))
+    names = tuple(f"seat {s} ({seats[s]})" for s in range(players))
+    if seat is not None and not 0 <= seat < players:
+        raise JournalError(f"seat {seat}: the game has seats 0 to {players - 1}")
+    game = new_game(
+        _field(record, "variant"),
+        players,
+        int(_field(record, "seed")),
+        **_field(record, "options"),
+    )
+    rounds = list(_field(record, "rounds"))
+    if not rounds:
+        why = record.get("error") or (record.get("forfeit") or {}).get("detail") or "none"
+        raise JournalError(f"game {record.get('id', '?')} recorded no round to replay ({why})")
+    return game, seats, names, rounds
+
+
 def replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Step]:
     """Every position of the recorded game ``record`` (a journal record), in order: each
     round's deal, then the position after each of its moves.  With ``seat`` the pictures
     show what that seat saw (the other hands and the boneyard face down)."""
     from ..core.round import Round
-    from ..game import new_game
-    from ..match.journal import show
     from .trains_replay import is_train_record, train_replay_steps
 
     if is_train_record(record):  # Mexican Train, Chicken Foot: render/trains_replay.py
         return train_replay_steps(record, seat)
-    show(record, io.StringIO())  # checks that the record replays; raises if it does not
-    variant = _field(record, "variant")
-    players = int(_field(record, "players"))
-    seats = list(_field(record, "seats"))
-    names = tuple(f"seat {s} ({seats[s]})" for s in range(players))
-    if seat is not None and not 0 <= seat < players:
-        from ..match.journal import JournalError
-
-        raise JournalError(f"seat {seat}: the game has seats 0 to {players - 1}")
+    game, seats, names, rounds = replayed(record, seat)
+    variant, players = game.variant, game.players
 
     def picture(rnd: Any, title: str) -> Frame:
         if seat is None:
             return frame_of_round(rnd, seats, title)
         return frame_of_observation(rnd.observation(seat), seats)._replace(title=title)
 
-    game = new_game(variant, players, int(_field(record, "seed")), **_field(record, "options"))
-    rounds = list(_field(record, "rounds"))
-    if not rounds:
-        from ..match.journal import JournalError
-
-        why = record.get("error") or (record.get("forfeit") or {}).get("detail") or "none"
-        raise JournalError(f"game {record.get('id', '?')} recorded no round to replay ({why})")
     steps: list[Step] = []
     for index, entry in enumerate(rounds):
         moves = Round.from_msgpack(base64.b64decode(entry["round"], validate=True)).moves

@@ -10,7 +10,6 @@ drawn tiles unseen).
 from __future__ import annotations
 
 import base64
-import io
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,9 +22,10 @@ __all__ = ["is_train_record", "train_replay_steps"]
 def is_train_record(record: Mapping[str, Any]) -> bool:
     """Whether the game of ``record`` is of a train variant (Mexican Train, Chicken Foot)."""
     from ..registry import variant as lookup
+    from ..variant import TRAIN_BASES
 
     try:
-        return lookup(record["variant"]).base in ("trains", "chicken_foot")
+        return lookup(record["variant"]).base in TRAIN_BASES
     except Exception:  # not a record, an unknown variant: replay_steps says what is wrong
         return False
 
@@ -37,17 +37,10 @@ def _public(rnd: Any) -> list[bool]:
 def train_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Any]:
     """The :class:`bones.render.replay.Step` list of a train game's record."""
     from ..core.round import Round
-    from ..game import new_game
-    from ..match.journal import JournalError, show
-    from .replay import Step, _field
+    from .replay import Step, replayed
 
-    show(record, io.StringIO())  # checks that the record replays; raises if it does not
-    variant = _field(record, "variant")
-    players = int(_field(record, "players"))
-    seats = list(_field(record, "seats"))
-    names = tuple(f"seat {s} ({seats[s]})" for s in range(players))
-    if seat is not None and not 0 <= seat < players:
-        raise JournalError(f"seat {seat}: the game has seats 0 to {players - 1}")
+    game, seats, names, rounds = replayed(record, seat)
+    variant, players = game.variant, game.players
 
     def picture(rnd: Any, title: str) -> Any:
         if seat is None:
@@ -57,11 +50,6 @@ def train_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> li
     def log_of(rnd: Any) -> tuple[Any, ...]:
         return rnd.log if seat is None else rnd.log_of(seat)
 
-    game = new_game(variant, players, int(_field(record, "seed")), **_field(record, "options"))
-    rounds = list(_field(record, "rounds"))
-    if not rounds:
-        why = record.get("error") or (record.get("forfeit") or {}).get("detail") or "none"
-        raise JournalError(f"game {record.get('id', '?')} recorded no round to replay ({why})")
     steps: list[Any] = []
     for index, entry in enumerate(rounds):
         moves = Round.from_msgpack(base64.b64decode(entry["round"], validate=True)).moves
