@@ -15,12 +15,9 @@ from typing import Any
 from .core.round import derive_seed
 from .core.trains import TrainRound
 from .errors import OptionError
-from .variant import Variant, brief
+from .variant import SET_MAX, Variant, brief
 
-__all__ = ["SET_MAX", "core_arguments", "deal", "from_deal"]
-
-#: The highest number of each set (option ``set``).
-SET_MAX: Mapping[str, int] = {"double-6": 6, "double-9": 9, "double-12": 12}
+__all__ = ["core_arguments", "deal", "from_deal"]
 
 _STREAM_LEADER = 3  # the seed stream of a round's leader drawn by lot
 

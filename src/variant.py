@@ -28,6 +28,7 @@ __all__ = [
     "DOUBLE_SIX_BASES",
     "MAX_INT_OPTION",
     "MAX_TILES",
+    "SET_MAX",
     "SET_TILES",
     "STANDARD_HANDS",
     "TRAIN_BASES",
@@ -52,8 +53,13 @@ BASES = DOUBLE_SIX_BASES + TRAIN_BASES
 #: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
 MAX_TILES = 28
 
-#: Tiles in each set the train families play with (option ``set``).
-SET_TILES: Mapping[str, int] = MappingProxyType({"double-6": 28, "double-9": 55, "double-12": 91})
+#: The highest number of each set the train families play with (option ``set``).
+SET_MAX: Mapping[str, int] = MappingProxyType({"double-6": 6, "double-9": 9, "double-12": 12})
+
+#: Tiles in each of those sets: one per pair of numbers from 0 to the highest.
+SET_TILES: Mapping[str, int] = MappingProxyType(
+    {name: (top + 1) * (top + 2) // 2 for name, top in SET_MAX.items()}
+)
 
 #: The standard deal of the train families (``hand_size="standard"``): tiles per player,
 #: by set and player count (docs/rules.md gives the sources).

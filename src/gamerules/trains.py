@@ -13,11 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..records import RoundResult
+from ..variant import SET_MAX
 from .base import FinishedRound, GameRecord, GameRules, Settlement, bad, others
 
 __all__ = ["TrainGameRules"]
-
-_SET_MAX = {"double-6": 6, "double-9": 9, "double-12": 12}
 
 
 class TrainGameRules(GameRules):
@@ -28,7 +27,7 @@ class TrainGameRules(GameRules):
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        self.top: int = _SET_MAX[options["set"]]
+        self.top: int = SET_MAX[options["set"]]
 
     @property
     def rounds(self) -> int:
