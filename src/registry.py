@@ -7,10 +7,13 @@ Built lazily from the plugin manager on first use and cached; :func:`reset` forg
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import threading
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import OptionError
@@ -19,14 +22,155 @@ from .plugins.manager import (
     BonesPluginManager,
     PluginWarning,
     get_plugin_manager,
+    register_plugin_modules,
     reset_plugin_manager,
 )
-from .variant import Variant, check_base
+from .variant import Option, Variant, check_base
 
 if TYPE_CHECKING:
-    from .bot import BotSpec
+    from .bot import Bot
 
-__all__ = ["bot_spec", "bots", "plugins", "reset", "variant", "variants"]
+__all__ = [
+    "SEED_OPTION",
+    "BotSpec",
+    "bot_spec",
+    "bots",
+    "plugins",
+    "register_modules",
+    "reset",
+    "variant",
+    "variants",
+]
+
+
+def _int_check(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_int_check.expects = "an int"  # type: ignore[attr-defined]
+
+#: The option every bot accepts: the seed of its random generator (``self.rng``).
+SEED_OPTION = Option(
+    "seed",
+    0,
+    check=_int_check,
+    doc="Seed of the bot's own random generator (self.rng); same seed, same choices",
+)
+
+
+# BotSpec: what a plugin registers for a bot (defined here, with the registry that holds
+# them and the variants its supports() looks up; bones.bot re-exports it)
+
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A registered bot: its ``name`` (as written in spec strings), the ``factory`` that
+    makes one (``factory(seed=..., **options)``, usually the :class:`Bot` subclass
+    itself), a one-line ``description``, its ``options`` (name -> :class:`bones.Option`;
+    ``seed`` is implicit and reserved), the ``variants`` it plays (``None``: every
+    variant), the rule families (``bases``, e.g. ``("straight", "kozel")``) it plays
+    (``None``: every family; a bot compiled against one core declares that core's
+    families) and the ``plugin`` that registered it (filled in by the registry)."""
+
+    name: str
+    factory: Callable[..., Bot] = field(compare=False)
+    description: str = ""
+    options: Mapping[str, Option] = field(default_factory=dict, hash=False)
+    variants: tuple[str, ...] | None = None
+    plugin: str = ""
+    bases: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise TypeError(
+                f"a bot name is letters, digits, '_', '-' and '.' (not first); got {self.name!r}"
+            )
+        if not callable(self.factory):
+            raise TypeError(f"bot {self.name!r}: factory must be callable")
+        options = self.options
+        if not isinstance(options, Mapping):
+            options = {o.name: o for o in options}  # an iterable of Options is accepted too
+        for key, option in options.items():
+            if not isinstance(option, Option) or option.name != key:
+                raise TypeError(
+                    f"bot {self.name!r}: options[{key!r}] must be an Option named {key!r}"
+                )
+            if key == "seed":
+                raise TypeError(f"bot {self.name!r}: option 'seed' is reserved (every bot has it)")
+            if option.per_players:
+                raise TypeError(f"bot {self.name!r}: option {key!r} cannot be per_players")
+            if not option.accepts(option.default):
+                raise TypeError(f"bot {self.name!r}: the default of option {key!r} is not allowed")
+        object.__setattr__(self, "options", MappingProxyType(dict(options)))
+        for attr in ("variants", "bases"):
+            names = getattr(self, attr)
+            if names is not None:
+                if isinstance(names, str):
+                    raise TypeError(f"bot {self.name!r}: {attr} must be a tuple of names or None")
+                object.__setattr__(self, attr, tuple(names))
+
+    @property
+    def all_options(self) -> dict[str, Option]:
+        """The bot's options plus ``seed``."""
+        return {**self.options, "seed": SEED_OPTION}
+
+    def supports(self, variant: str) -> bool:
+        """Whether the bot plays ``variant`` (by name): it is among ``variants`` and its
+        rule family among ``bases``."""
+        if self.variants is not None and variant not in self.variants:
+            return False
+        if self.bases is None:
+            return True
+        return _lookup_variant(variant).base in self.bases
+
+    @property
+    def plays(self) -> str:
+        """What the bot plays, in words (for error messages and ``bones bots``)."""
+        parts = []
+        if self.variants is not None:
+            parts.append("variants " + ", ".join(self.variants))
+        if self.bases is not None:
+            parts.append("the rule families " + ", ".join(self.bases))
+        return " of ".join(parts) if parts else "all variants"
+
+    def resolve(self, **options: Any) -> dict[str, Any]:
+        """Check ``options`` (``seed`` included); return every option's value, defaults
+        filled in.  :class:`OptionError` names the option and what is allowed."""
+        allowed = self.all_options
+        for key in options:
+            if key not in allowed:
+                raise OptionError(
+                    f"bot {self.name!r}: unknown option {key!r}; options are " + ", ".join(allowed)
+                )
+        out: dict[str, Any] = {}
+        for key, option in allowed.items():
+            value = options.get(key, option.default)
+            if not option.accepts(value):
+                raise OptionError(
+                    f"bot {self.name!r}: option {key!r} must be {option.allowed}; got {value!r}"
+                )
+            out[key] = value
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (``bones bots --json``)."""
+        return {
+            "name": self.name,
+            "plugin": self.plugin,
+            "description": self.description,
+            "variants": None if self.variants is None else list(self.variants),
+            "bases": None if self.bases is None else list(self.bases),
+            "factory": _qualname(self.factory),
+            "options": {k: o.to_dict() for k, o in self.all_options.items()},
+        }
+
+
+def _qualname(fn: object) -> str:
+    module = getattr(fn, "__module__", None) or "?"
+    return f"{module}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
 @dataclass
@@ -119,8 +263,6 @@ def _collect(
 def _collect_all(
     pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | None = None
 ) -> None:
-    from .bot import BotSpec
-
     _collect(pm, reg.variants, "register_variants", Variant, "variant", only)
     _collect(pm, reg.bots, "register_bots", BotSpec, "bot", only)
 
@@ -167,6 +309,15 @@ def reset(*, plugins: bool = True) -> None:
         core_rules.clear_cache()
 
 
+def register_modules(modules: Sequence[str]) -> None:
+    """Import each module and register it as a bones plugin (once), for plugins that are
+    not installed as entry points (``--plugin MODULE``); the registry is rebuilt so that
+    their variants and bots can be used.  :class:`~bones.errors.OptionError` names a
+    module that cannot be imported."""
+    if register_plugin_modules(modules):
+        reset(plugins=False)
+
+
 def variants() -> list[str]:
     """The names of all registered variants, sorted."""
     return sorted(_registry().variants.items)
@@ -185,6 +336,10 @@ def variant(name: str | Variant) -> Variant:
         raise OptionError(
             f"unknown variant {name!r}; known variants: {', '.join(variants())}"
         ) from None
+
+
+#: BotSpec.supports() looks a variant up by name (its parameter hides the function's name)
+_lookup_variant = variant
 
 
 def bots() -> list[str]:

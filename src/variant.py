@@ -11,16 +11,14 @@ This module imports neither the core nor the plugin machinery, so it is usable o
 from __future__ import annotations
 
 import dataclasses
-import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import OptionError
-
-if TYPE_CHECKING:
-    from .gamerules import GameRules
+from .errors import OptionError, brief
+from .gamerules import GameRules, family_rules
+from .gamerules.trains import SET_MAX  # defined below this module: the train game reads it
 
 __all__ = [
     "BASES",
@@ -52,9 +50,6 @@ BASES = DOUBLE_SIX_BASES + TRAIN_BASES
 
 #: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
 MAX_TILES = 28
-
-#: The highest number of each set the train families play with (option ``set``).
-SET_MAX: Mapping[str, int] = MappingProxyType({"double-6": 6, "double-9": 9, "double-12": 12})
 
 #: Tiles in each of those sets: one per pair of numbers from 0 to the highest.
 SET_TILES: Mapping[str, int] = MappingProxyType(
@@ -129,24 +124,6 @@ def _same(a: object, b: object) -> bool:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-_REPR = reprlib.Repr()
-_REPR.maxlevel = 3
-_REPR.maxstring = 60
-_REPR.maxother = 60
-_REPR.maxlong = 40
-for _attr in ("maxlist", "maxtuple", "maxdict", "maxset", "maxfrozenset"):
-    setattr(_REPR, _attr, 8)
-
-
-def brief(value: object) -> str:
-    """``repr(value)`` cut to a bounded size and depth, for error messages about values
-    that may come from untrusted bytes (a deep or huge value must not blow up a message)."""
-    try:
-        return _REPR.repr(value)
-    except Exception:  # a hostile __repr__
-        return f"<{type(value).__name__}>"
 
 
 def at_least(minimum: int) -> Callable[[object], bool]:
@@ -572,9 +549,6 @@ class Variant:
         object.__setattr__(self, "_resolved", {})  # resolve()'s answers, see _resolve_key
         if self.move_scorer is not None and not callable(self.move_scorer):
             raise TypeError(f"{self.name}: move_scorer must be callable")
-        # imported here: bones.gamerules uses this module's helpers
-        from .gamerules import GameRules, family_rules
-
         if self.game_rules is None:
             object.__setattr__(self, "game_rules", family_rules(self.base))
         elif not (isinstance(self.game_rules, type) and issubclass(self.game_rules, GameRules)):

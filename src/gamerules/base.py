@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, Protocol
 
+from ..errors import brief
 from ..records import RoundResult
-from ..variant import brief
 
 __all__ = [
     "MAX_AWARD",

@@ -10,13 +10,17 @@ is drawn by lot; each later round is led by the seat after the previous round's 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from ..records import RoundResult
-from ..variant import SET_MAX
 from .base import FinishedRound, GameRecord, GameRules, Settlement, bad, others
 
-__all__ = ["TrainGameRules"]
+__all__ = ["SET_MAX", "TrainGameRules"]
+
+#: The highest number of each set the train families play with (option ``set``); defined
+#: here, below bones.variant (which re-exports it), because the train game reads it.
+SET_MAX: Mapping[str, int] = MappingProxyType({"double-6": 6, "double-9": 9, "double-12": 12})
 
 
 class TrainGameRules(GameRules):

@@ -531,7 +531,7 @@ class JournalReader:
         return obj
 
     def _config(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        from .runner import MatchConfig, MatchError
+        from .schedule import MatchConfig, MatchError
 
         config = obj.get("config")
         try:

@@ -484,7 +484,7 @@ def summarize_journal(
 def _group_size(config: Mapping[str, Any], n_sides: int) -> int:
     if not config.get("duplicate", True):
         return 1
-    from .runner import seatings
+    from .schedule import seatings
 
     fmt = config.get("format", "head-to-head")
     k = len(config.get("bots") or ()) if fmt == "head-to-head" else 2

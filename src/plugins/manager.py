@@ -27,7 +27,7 @@ __all__ = [
     "BonesPluginManager",
     "PluginWarning",
     "get_plugin_manager",
-    "register_modules",
+    "register_plugin_modules",
     "reset_plugin_manager",
 ]
 
@@ -148,14 +148,13 @@ def reset_plugin_manager() -> None:
         _manager = None
 
 
-def register_modules(modules: Sequence[str]) -> None:
+def register_plugin_modules(modules: Sequence[str]) -> bool:
     """Import each module and register it as a bones plugin (once), for plugins that are
-    not installed as entry points (``--plugin MODULE``); the registry is rebuilt so that
-    their variants and bots can be used.  :class:`~bones.errors.OptionError` names a
-    module that cannot be imported."""
+    not installed as entry points (``--plugin MODULE``); whether any was new (then the
+    registry must be rebuilt: :func:`bones.registry.register_modules` does both).
+    :class:`~bones.errors.OptionError` names a module that cannot be imported."""
     if not modules:
-        return
-    from .. import registry
+        return False
     from ..errors import OptionError
 
     pm = get_plugin_manager()
@@ -170,8 +169,7 @@ def register_modules(modules: Sequence[str]) -> None:
         if not pm.is_registered(module) and pm.get_plugin(name) is None:
             pm.register(module, name=name)
             changed = True
-    if changed:
-        registry.reset(plugins=False)
+    return changed
 
 
 def _in_cwd(name: str) -> bool:

@@ -97,7 +97,7 @@ class _Table:
 
     def __init__(self, game: Any, seats: Sequence[str], out: TextIO) -> None:
         from ..bot import make_bot
-        from ..match.runner import bot_seed, new_secret
+        from ..match.schedule import bot_seed, new_secret
 
         secret = new_secret()  # the bots' seeds tell them nothing about the deal
         self.game = game

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
-from .trains_text import layout_of
+from .trains_text import layout_of, train_name
 
 __all__ = [
     "TrainFrame",
@@ -122,16 +122,6 @@ def _names(players: int, names: Sequence[str] | None) -> tuple[str, ...]:
 
 def _game_name(layout: str) -> str:
     return "Mexican Train" if layout == "trains" else "Chicken Foot"
-
-
-def train_name(target: str, names: Sequence[str], players: int) -> str:
-    """``P1`` -> ``seat 1 (greedy)'s train``, ``M`` -> ``the Mexican train``; a Chicken Foot
-    target (a tile) -> ``the 9-4``."""
-    if target == "M":
-        return "the Mexican train"
-    if target.startswith("P") and target[1:].isdigit() and int(target[1:]) < players:
-        return f"{names[int(target[1:])]}'s train"
-    return f"the {target}"
 
 
 def _status(src: Any, names: Sequence[str]) -> list[str]:

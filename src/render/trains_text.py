@@ -15,6 +15,7 @@ from typing import Any
 __all__ = [
     "explain_train_log",
     "layout_of",
+    "train_name",
     "train_board_text",
     "train_round_text",
     "train_view_lines",
@@ -108,6 +109,16 @@ def train_board_text(src: Any, names: Sequence[str] | None = None) -> str:
     return "\n".join(_foot_text(src))
 
 
+def train_name(target: str, names: Sequence[str], players: int) -> str:
+    """``P1`` -> ``seat 1 (greedy)'s train``, ``M`` -> ``the Mexican train``; a Chicken Foot
+    target (a tile) -> ``the 9-4``."""
+    if target == "M":
+        return "the Mexican train"
+    if target.startswith("P") and target[1:].isdigit() and int(target[1:]) < players:
+        return f"{names[int(target[1:])]}'s train"
+    return f"the {target}"
+
+
 def explain_train_log(
     log: Sequence[tuple[str, int, str | None, str | None]],
     names: Sequence[str],
@@ -120,8 +131,6 @@ def explain_train_log(
     ``log_of(seat)``): ``stock`` is the boneyard's size before the first entry;
     ``public_before``: per seat, whether its train was public before (a pass makes it
     public, its owner's placement lifts the marker)."""
-    from .trains_svg import train_name
-
     public = list(public_before) or [False] * players
     lines = []
     for kind, seat, tile, target in log:
