@@ -29,7 +29,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import msgpack
 
-from ..bot import Bot, BotError
+from ..botbase import Bot, BotError
 from ..trains_records import TrainObservation
 from .frames import MAX_FRAME, FrameReader, ProtocolError, decode_body
 

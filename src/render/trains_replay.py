@@ -37,7 +37,7 @@ def _public(rnd: Any) -> list[bool]:
 def train_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Any]:
     """The :class:`bones.render.replay.Step` list of a train game's record."""
     from ..core.round import Round
-    from .replay import Step, replayed
+    from .steps import Step, replayed
 
     game, seats, names, rounds = replayed(record, seat)
     variant, players = game.variant, game.players
