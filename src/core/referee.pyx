@@ -119,7 +119,7 @@ cdef object _Bot = None
 cdef void _imports() except *:
     global _BotError, _MoveTimeout, _Bot
     if _BotError is None:
-        from bones.bot import Bot, BotError
+        from bones.botbase import Bot, BotError
 
         class MoveTimeout(BotError):
             """A bot took longer than its time for a move or a hook."""
