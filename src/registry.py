@@ -11,7 +11,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ from .plugins.manager import (
     BonesPluginManager,
     PluginWarning,
     get_plugin_manager,
-    register_plugin_modules,
+    on_register,
     reset_plugin_manager,
 )
 from .variant import Option, Variant, check_base
@@ -36,7 +36,6 @@ __all__ = [
     "bot_spec",
     "bots",
     "plugins",
-    "register_modules",
     "reset",
     "variant",
     "variants",
@@ -309,15 +308,6 @@ def reset(*, plugins: bool = True) -> None:
         core_rules.clear_cache()
 
 
-def register_modules(modules: Sequence[str]) -> None:
-    """Import each module and register it as a bones plugin (once), for plugins that are
-    not installed as entry points (``--plugin MODULE``); the registry is rebuilt so that
-    their variants and bots can be used.  :class:`~bones.errors.OptionError` names a
-    module that cannot be imported."""
-    if register_plugin_modules(modules):
-        reset(plugins=False)
-
-
 def variants() -> list[str]:
     """The names of all registered variants, sorted."""
     return sorted(_registry().variants.items)
@@ -406,3 +396,8 @@ def plugins() -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+# a --plugin module registered later (plugins.manager.register_modules) adds variants and
+# bots: the registry built before is forgotten, the plugin manager kept
+on_register(lambda: reset(plugins=False))

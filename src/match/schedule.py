@@ -431,7 +431,7 @@ def load_plugins(modules: Sequence[str]) -> None:
     """Import each module and register it as a bones plugin (once); the registry is
     rebuilt so that its variants and bots can be used.  :class:`MatchError` for a module
     that cannot be imported."""
-    from ..registry import register_modules
+    from ..plugins.manager import register_modules
 
     try:
         register_modules(modules)

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pluggy
@@ -27,7 +27,8 @@ __all__ = [
     "BonesPluginManager",
     "PluginWarning",
     "get_plugin_manager",
-    "register_plugin_modules",
+    "on_register",
+    "register_modules",
     "reset_plugin_manager",
 ]
 
@@ -148,13 +149,24 @@ def reset_plugin_manager() -> None:
         _manager = None
 
 
-def register_plugin_modules(modules: Sequence[str]) -> bool:
+#: Called after :func:`register_modules` registered a new module: bones.registry, which
+#: caches what the plugins registered, subscribes its reset here (it stands above this
+#: module, so this module does not import it: docs/architecture.md).
+_on_register: list[Callable[[], None]] = []
+
+
+def on_register(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` whenever :func:`register_modules` registers a new module."""
+    _on_register.append(listener)
+
+
+def register_modules(modules: Sequence[str]) -> None:
     """Import each module and register it as a bones plugin (once), for plugins that are
-    not installed as entry points (``--plugin MODULE``); whether any was new (then the
-    registry must be rebuilt: :func:`bones.registry.register_modules` does both).
-    :class:`~bones.errors.OptionError` names a module that cannot be imported."""
+    not installed as entry points (``--plugin MODULE``); the registry is rebuilt so that
+    their variants and bots can be used.  :class:`~bones.errors.OptionError` names a
+    module that cannot be imported."""
     if not modules:
-        return False
+        return
     from ..errors import OptionError
 
     pm = get_plugin_manager()
@@ -169,7 +181,9 @@ def register_plugin_modules(modules: Sequence[str]) -> bool:
         if not pm.is_registered(module) and pm.get_plugin(name) is None:
             pm.register(module, name=name)
             changed = True
-    return changed
+    if changed:
+        for listener in _on_register:
+            listener()
 
 
 def _in_cwd(name: str) -> bool:

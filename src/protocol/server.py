@@ -25,8 +25,8 @@ from ..core.tiles import Tile
 from ..core.trains import TrainMove
 from ..errors import OptionError
 from ..observation import SCHEMA_VERSION, Observation
+from ..plugins.manager import register_modules
 from ..records import Event, RoundResult
-from ..registry import register_modules
 from ..trains_records import TRAIN_KIND, TrainObservation, TrainResult
 from .frames import MAX_FRAME, FrameReader, ProtocolError
 
