@@ -2,6 +2,9 @@
 
 Built lazily from the plugin manager on first use and cached; :func:`reset` forgets it
 (tests).  Importing this module does not import the compiled core.
+
+A bot is registered as a :class:`BotSpec`, defined here (its :meth:`BotSpec.supports`
+looks variants up in the registry) and re-exported by :mod:`bones.bot`.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from .plugins.manager import (
 from .variant import Option, Variant, check_base
 
 if TYPE_CHECKING:
-    from .bot import Bot
+    from .botbase import Bot
 
 __all__ = [
     "SEED_OPTION",
