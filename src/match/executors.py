@@ -144,23 +144,37 @@ class Pool:
 
     def shutdown(self, kill: bool = False) -> None:
         """Stop the pool: wait for the running tasks or, with ``kill``, kill every worker
-        (busy or idle).  Either way the executor's manager thread has ended on return: a
-        manager thread left running at interpreter exit races ``concurrent.futures``' own
-        exit hook, which writes to the thread's wake-up pipe while the thread closes it
-        (``Exception ignored in: <module 'threading'> ... OSError: [Errno 9] Bad file
-        descriptor`` after a Ctrl-C)."""
+        (busy or idle).  Either way every future still pending is cancelled or failed and
+        the executor's manager thread has ended on return, also when a ``KeyboardInterrupt``
+        comes in the middle: a manager thread left running with a task pending makes the
+        interpreter's exit wait for it for ever, and one left running at all races
+        ``concurrent.futures``' own exit hook, which writes to the thread's wake-up pipe
+        while the thread closes it (``Exception ignored in: <module 'threading'> ...
+        OSError: [Errno 9] Bad file descriptor`` after a Ctrl-C)."""
         executor = self.executor
         manager = getattr(executor, "_executor_manager_thread", None)
-        if kill:
-            pids = {pid for pid, *_ in self.busy()}
-            pids.update(getattr(executor, "_processes", None) or {})
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(Exception):
-            executor.shutdown(wait=not kill, cancel_futures=True)
-        if manager is not None and manager is not threading.current_thread():
-            manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
+        results = getattr(executor, "_result_queue", None)
+        try:
+            if kill:
+                pids = {pid for pid, *_ in self.busy()}
+                pids.update(getattr(executor, "_processes", None) or {})
+                for pid in pids:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+        finally:
+            with contextlib.suppress(Exception):
+                executor.shutdown(wait=not kill, cancel_futures=True)
+            if kill and results is not None:
+                # A worker killed while it was sending its result (a batch's records,
+                # often more than a pipe holds) leaves part of a message in the result
+                # pipe, and the manager thread waits for the rest for ever: this process
+                # holds a write end of that pipe too.  Closed, the pipe ends once the
+                # killed workers are gone: the manager thread reads the end of the file,
+                # fails every pending future (BrokenProcessPool) and ends.
+                with contextlib.suppress(Exception):
+                    results._writer.close()
+            if manager is not None and manager is not threading.current_thread():
+                manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
 
 
 #: How long :meth:`Pool.shutdown` waits for the executor's manager thread to end.

@@ -250,13 +250,12 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     limit = _watch_limit(plan.config)
     own = executor is None
     plugins = runner_plugins(plan.config)  # none under --isolate
-    pool = Pool(jobs, plugins, state.pin) if own else None
-    ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
+    public = plan.public()  # the secret stays here: workers get each game's bot seeds
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
     failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
-
-    public = plan.public()  # the secret stays here: workers get each game's bot seeds
+    pool: Pool | None = None
+    ex: cf.Executor = executor  # type: ignore[assignment]
 
     def submit(batch: list[int]) -> None:
         seeds = [plan.bot_seeds(g) for g in batch]
@@ -267,6 +266,9 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
         in_flight[fut] = batch
 
     try:
+        if own:
+            pool = Pool(jobs, plugins, state.pin)
+            ex = pool.executor
         while True:
             while not state.stopped and position < len(queue) and len(in_flight) < 2 * jobs:
                 size = state.batch_size(len(queue) - position, jobs)
@@ -329,12 +331,21 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 pool = Pool(jobs, plugins, state.pin)
                 ex = pool.executor
     except BaseException:
+        # an error, a Ctrl-C: the games in flight are dropped (the journal keeps the
+        # finished ones) and every worker is killed, none left with a task pending
         if pool is not None:
             pool.shutdown(kill=True)
         raise
     else:
-        if pool is not None:
+        if pool is not None:  # an SPRT decision with games in flight: they are not needed
             pool.shutdown(kill=bool(in_flight))
+    finally:
+        # An executor this runner did not make is not shut down here, but the tasks of
+        # this match that it has not started are withdrawn: after an SPRT decision or an
+        # error nobody reads them, and a process pool that still holds tasks makes the
+        # interpreter's exit wait for them (those already running end by themselves)
+        for fut in in_flight:
+            fut.cancel()
 
 
 def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
