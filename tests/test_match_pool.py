@@ -18,7 +18,9 @@ import _thread
 import concurrent.futures as cf
 import concurrent.futures.process as cfp
 import os
+import signal
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -45,14 +47,17 @@ def _result_queue() -> object:
     return frame.f_locals["result_queue"]
 
 
-def half_sent() -> None:
+def half_sent(die: bool = False) -> None:
     """What a worker killed in the middle of sending its result leaves: the length of a
-    1000-byte message and 10 bytes of it.  Then it hangs (until it is killed)."""
+    1000-byte message and 10 bytes of it.  Then it hangs (until it is killed), or with
+    ``die`` it is killed at once (SIGKILL)."""
     queue: object = _result_queue()
     os.write(queue._writer.fileno(), struct.pack("!i", 1000) + b"x" * 10)  # type: ignore[attr-defined]
     mark = os.environ.get(MARK)
     if mark:
         Path(mark).write_text("sent")
+    if die:
+        os.kill(os.getpid(), signal.SIGKILL)
     time.sleep(600)
 
 
@@ -66,9 +71,20 @@ class HalfSendBot(Bot):
         return legal_moves[0]
 
 
+class HalfDieBot(Bot):
+    """On its first move, does :func:`half_sent` in its worker and is killed there."""
+
+    name = "t-halfdie"
+
+    def choose(self, observation, legal_moves):
+        half_sent(die=True)
+        return legal_moves[0]
+
+
 @hookimpl
 def register_bots(register):
     register(BotSpec("t-halfsend", HalfSendBot, "writes half a result, then hangs"))
+    register(BotSpec("t-halfdie", HalfDieBot, "writes half a result, then is killed"))
 
 
 def _pools_pending() -> list[object]:
@@ -214,3 +230,36 @@ def test_an_error_with_games_in_flight_kills_the_pool(tmp_path, monkeypatch, qui
     for pool in seen:
         assert pool.executor._executor_manager_thread is None  # shut down
     assert not _pools_pending()
+
+
+def test_a_worker_that_dies_sending_its_result_does_not_stall_the_match(tmp_path):
+    """A worker killed from outside while it sends its result (the out-of-memory killer,
+    say) leaves the pool stuck: its manager thread waits for the rest of the message, the
+    other workers for the lock of the pipe the dead one held, and no future ever ends.
+    The runner finds the dead worker (Pool.stalled), kills the pool and plays its games
+    again; the game that kills its worker again, alone, is the forfeit of the bot whose
+    hook ran.  (Before, the match waited for ever: run in a process with a time limit.)"""
+    journal = tmp_path / "d.jsonl"
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONPATH": tests + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    args = [sys.executable, "-m", "bones", "match", "t-halfdie", "random", "--plugin"]
+    args += ["test_match_pool", "--games", "2", "--jobs", "2", "--journal", str(journal)]
+    proc = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("the match stalled: a worker died sending its result")
+    assert proc.returncode == 0, err
+    from bones.match import read_journal
+
+    records = read_journal(journal).records
+    assert len(records) == 2
+    for rec in records:
+        forfeit = rec["forfeit"]
+        assert forfeit["reason"] == "crash" and forfeit["seat"] == rec["seats"].index("t-halfdie")
+        assert "the worker process died" in forfeit["detail"] and "choose" in forfeit["detail"]
+    assert "Forfeits: t-halfdie: crash 2" in out

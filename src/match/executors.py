@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import multiprocessing
+import multiprocessing.connection as mpc
 import os
 import signal
 import sys
@@ -126,6 +127,7 @@ class Pool:
             initializer=_init_worker,
             initargs=(self.array, counter, tuple(plugins), os.getpid(), pin),
         )
+        self._dead_since: float | None = None  # see stalled()
 
     def busy(self) -> list[tuple[int, int, int, float, int]]:
         """``(pid, game id, seat or -1, in a hook since or 0, hook)`` of every busy
@@ -136,6 +138,29 @@ class Pool:
             if pid and gid >= 0:
                 out.append((int(pid), int(gid), int(seat), float(since), int(hook)))
         return out
+
+    def stalled(self, grace: float | None = None) -> bool:
+        """Whether a worker has been dead for ``grace`` seconds (default
+        :data:`STALL_GRACE`) and the executor has not
+        noticed (it fails every future at once when it does): its manager thread is stuck
+        reading the result the worker was sending when it died (killed from outside, by
+        the out-of-memory killer, say), and every other worker waits for the lock of the
+        result pipe that the dead one held.  Nothing of the pool will finish: the runner
+        kills it (:meth:`shutdown`) and plays its games again."""
+        executor = self.executor
+        manager = getattr(executor, "_executor_manager_thread", None)
+        procs = list((getattr(executor, "_processes", None) or {}).values())
+        # a dead worker's sentinel is ready (the check does not reap it)
+        dead = manager is not None and manager.is_alive() and bool(mpc.wait(
+            [proc.sentinel for proc in procs], timeout=0
+        ))  # fmt: skip
+        if not dead:
+            self._dead_since = None
+            return False
+        now = time.monotonic()
+        if self._dead_since is None:
+            self._dead_since = now
+        return now - self._dead_since >= (STALL_GRACE if grace is None else grace)
 
     def exit_code(self, pid: int) -> int | None:
         procs = getattr(self.executor, "_processes", None) or {}
@@ -177,6 +202,9 @@ class Pool:
                 manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
 
 
+#: How long a worker may be dead without its executor noticing (:meth:`Pool.stalled`);
+#: it notices in milliseconds unless its manager thread is stuck.
+STALL_GRACE = 1.0
 #: How long :meth:`Pool.shutdown` waits for the executor's manager thread to end.
 _MANAGER_JOIN = 30.0
 

@@ -305,6 +305,8 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                     submit(batch)  # a lost worker: the games run again elsewhere
                     continue
                 state.record_all(records)
+            if pool is not None and not broken and pool.stalled():
+                broken = True  # a worker died sending its result: nothing more comes
             if pool is not None and limit is not None and not broken:
                 now = time.monotonic()
                 for pid, gid, seat, since, hook in pool.busy():
@@ -369,26 +371,30 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
                         pool.shutdown(kill=True)
                         state.record(_killed_record(plan, gid, seat, hook, limit))
                         return
+                if not pool.stalled():
+                    continue
+                # the worker died sending its result: the pool would wait for ever
             except cf.process.BrokenProcessPool:
-                busy = pool.busy()
-                code = None
-                if busy:
-                    pid, _gid, seat, _since, hook = busy[0]
-                    code = pool.exit_code(pid)
-                how = "" if code is None else f" (exit status {code})"
-                if seat >= 0:
-                    rec = forfeit_record(
-                        plan.task(gid),
-                        seat,
-                        "crash",
-                        f"the worker process died{how} in {hook_name(hook)}",
-                    )
-                else:
-                    rec = error_record(
-                        plan.task(gid), f"the worker process died{how} outside any bot's hook"
-                    )
-                state.record(rec)
-                return
+                pass
+            busy = pool.busy()
+            code = None
+            if busy:
+                pid, _gid, seat, _since, hook = busy[0]
+                code = pool.exit_code(pid)
+            how = "" if code is None else f" (exit status {code})"
+            if seat >= 0:
+                rec = forfeit_record(
+                    plan.task(gid),
+                    seat,
+                    "crash",
+                    f"the worker process died{how} in {hook_name(hook)}",
+                )
+            else:
+                rec = error_record(
+                    plan.task(gid), f"the worker process died{how} outside any bot's hook"
+                )
+            state.record(rec)
+            return
     finally:
         pool.shutdown(kill=True)
 
