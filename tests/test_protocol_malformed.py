@@ -4,8 +4,8 @@ bounded.
 
 The bot is tests/protocol_bots/malformed.py, which plays until the second move request of
 its process and then sends one kind of bad input.  The tables below are the list of
-kinds: each row is a bot of a gauntlet against ``greedy`` (one match for the kinds found
-at once, one with a 0.5 s move time for the kinds that are timeouts), and each kind's
+kinds: each row is a bot of a gauntlet against ``greedy`` (matches of 20 bots for the
+kinds found at once, one with a 0.5 s move time for the timeouts), and each kind's
 test (``test_malformed_input_is_the_bots_forfeit[KIND]``) checks that bot's two games:
 both forfeited by the bot's seat, with the reason and a detail naming the fault, its
 forfeits in the summary and in the printed table, greedy's two points.  The kinds that
@@ -141,7 +141,15 @@ def gauntlet(tmp: Path, kinds, timeout: float) -> tuple[dict, list[dict], dict[s
 
 @pytest.fixture(scope="module")
 def found(tmp_path_factory):
-    return gauntlet(tmp_path_factory.mktemp("found"), [*FOUND, *HARMLESS], 10.0)
+    """The kinds of FOUND and HARMLESS, in gauntlets of 20 bots (the check before a
+    match starts them all at once, each with 10 s for its hello): ``kind -> result``."""
+    kinds = [*FOUND, *HARMLESS]
+    out = {}
+    for start in range(0, len(kinds), 20):
+        part = kinds[start : start + 20]
+        result = gauntlet(tmp_path_factory.mktemp("found"), part, 10.0)
+        out.update(dict.fromkeys(part, result))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +180,9 @@ def check(result, kind: str, reason: str, text: str) -> None:
 
 
 def test_the_matches_finish_with_every_game(found, late):
-    for summary, records, specs in (found, late):
+    results = {id(r): r for r in [*found.values(), late]}.values()
+    assert len(results) == 4
+    for summary, records, specs in results:
         assert summary["played"] == summary["scheduled"] == 2 * len(specs) == len(records)
         assert summary["void"] == 0 and not summary["errors"]
         greedy = next(b for b in summary["bots"] if b["spec"] == "greedy")
@@ -185,13 +195,13 @@ def test_the_matches_finish_with_every_game(found, late):
 @pytest.mark.parametrize("kind", [*FOUND, *LATE])
 def test_malformed_input_is_the_bots_forfeit(found, late, kind):
     if kind in FOUND:
-        check(found, kind, *FOUND[kind])
+        check(found[kind], kind, *FOUND[kind])
     else:
         check(late, kind, *LATE[kind])
 
 
 def test_30_mb_of_stderr_is_no_fault(found):
-    summary, records, specs = found
+    summary, records, specs = found["stderr_30mb"]
     spec = specs["stderr_30mb"]
     mine = [r for r in records if spec in r["seats"]]
     assert len(mine) == 2 and all(r["forfeit"] is None and r["rounds"] for r in mine)
