@@ -263,3 +263,34 @@ def test_a_worker_that_dies_sending_its_result_does_not_stall_the_match(tmp_path
         assert forfeit["reason"] == "crash" and forfeit["seat"] == rec["seats"].index("t-halfdie")
         assert "the worker process died" in forfeit["detail"] and "choose" in forfeit["detail"]
     assert "Forfeits: t-halfdie: crash 2" in out
+
+
+def test_an_sprt_decision_with_games_in_flight_leaves_no_pool(tmp_path, monkeypatch):
+    """The runner's own pool at an SPRT decision with batches in flight: killed, and its
+    manager thread ended (no task pending)."""
+    from bones.match import runner
+    from bones.match.stats import SPRT
+
+    seen: list[Pool] = []
+    made = runner.Pool
+
+    class Recording(made):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.manager = None
+            seen.append(self)
+
+        def shutdown(self, kill=False):
+            self.manager = self.executor._executor_manager_thread
+            self.killed = kill
+            super().shutdown(kill)
+
+    monkeypatch.setattr(runner, "Pool", Recording)
+    config = MatchConfig(
+        bots=("greedy", "random"), games=400, sprt=SPRT(0, 10, 0.05, 0.05), secret=SECRET
+    )
+    summary = run_match(config, tmp_path / "s.jsonl", jobs=2, progress=False)
+    assert summary["sprt"]["decision"] == "H1" and summary["counted"] < 400
+    assert len(seen) == 1  # (killed: with batches in flight at the decision, as a rule)
+    assert seen[0].manager is not None and not seen[0].manager.is_alive()
+    assert not _pools_pending()
