@@ -272,7 +272,9 @@ def _forfeit(exc: Exception) -> dict[str, Any]:
         reason = "crash"
     else:
         reason = "illegal"
-    detail = _text(getattr(exc, "message", exc), 500)
+    detail = _text(getattr(exc, "message", exc), 100_000)
+    if len(detail) > 500:  # what went wrong comes first, an external bot's stderr last
+        detail = detail[:300] + " ... " + detail[-195:]
     return {"seat": seat, "reason": reason, "detail": detail}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import multiprocessing
+import multiprocessing.connection as mpc
 import os
 import signal
 import sys
@@ -126,6 +127,7 @@ class Pool:
             initializer=_init_worker,
             initargs=(self.array, counter, tuple(plugins), os.getpid(), pin),
         )
+        self._dead_since: float | None = None  # see stalled()
 
     def busy(self) -> list[tuple[int, int, int, float, int]]:
         """``(pid, game id, seat or -1, in a hook since or 0, hook)`` of every busy
@@ -137,6 +139,29 @@ class Pool:
                 out.append((int(pid), int(gid), int(seat), float(since), int(hook)))
         return out
 
+    def stalled(self, grace: float | None = None) -> bool:
+        """Whether a worker has been dead for ``grace`` seconds (default
+        :data:`STALL_GRACE`) and the executor has not
+        noticed (it fails every future at once when it does): its manager thread is stuck
+        reading the result the worker was sending when it died (killed from outside, by
+        the out-of-memory killer, say), and every other worker waits for the lock of the
+        result pipe that the dead one held.  Nothing of the pool will finish: the runner
+        kills it (:meth:`shutdown`) and plays its games again."""
+        executor = self.executor
+        manager = getattr(executor, "_executor_manager_thread", None)
+        procs = list((getattr(executor, "_processes", None) or {}).values())
+        # a dead worker's sentinel is ready (the check does not reap it)
+        dead = manager is not None and manager.is_alive() and bool(mpc.wait(
+            [proc.sentinel for proc in procs], timeout=0
+        ))  # fmt: skip
+        if not dead:
+            self._dead_since = None
+            return False
+        now = time.monotonic()
+        if self._dead_since is None:
+            self._dead_since = now
+        return now - self._dead_since >= (STALL_GRACE if grace is None else grace)
+
     def exit_code(self, pid: int) -> int | None:
         procs = getattr(self.executor, "_processes", None) or {}
         proc = procs.get(pid)
@@ -144,25 +169,42 @@ class Pool:
 
     def shutdown(self, kill: bool = False) -> None:
         """Stop the pool: wait for the running tasks or, with ``kill``, kill every worker
-        (busy or idle).  Either way the executor's manager thread has ended on return: a
-        manager thread left running at interpreter exit races ``concurrent.futures``' own
-        exit hook, which writes to the thread's wake-up pipe while the thread closes it
-        (``Exception ignored in: <module 'threading'> ... OSError: [Errno 9] Bad file
-        descriptor`` after a Ctrl-C)."""
+        (busy or idle).  Either way every future still pending is cancelled or failed and
+        the executor's manager thread has ended on return, also when a ``KeyboardInterrupt``
+        comes in the middle: a manager thread left running with a task pending makes the
+        interpreter's exit wait for it for ever, and one left running at all races
+        ``concurrent.futures``' own exit hook, which writes to the thread's wake-up pipe
+        while the thread closes it (``Exception ignored in: <module 'threading'> ...
+        OSError: [Errno 9] Bad file descriptor`` after a Ctrl-C)."""
         executor = self.executor
         manager = getattr(executor, "_executor_manager_thread", None)
-        if kill:
-            pids = {pid for pid, *_ in self.busy()}
-            pids.update(getattr(executor, "_processes", None) or {})
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(Exception):
-            executor.shutdown(wait=not kill, cancel_futures=True)
-        if manager is not None and manager is not threading.current_thread():
-            manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
+        results = getattr(executor, "_result_queue", None)
+        try:
+            if kill:
+                pids = {pid for pid, *_ in self.busy()}
+                pids.update(getattr(executor, "_processes", None) or {})
+                for pid in pids:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+        finally:
+            with contextlib.suppress(Exception):
+                executor.shutdown(wait=not kill, cancel_futures=True)
+            if kill and results is not None:
+                # A worker killed while it was sending its result (a batch's records,
+                # often more than a pipe holds) leaves part of a message in the result
+                # pipe, and the manager thread waits for the rest for ever: this process
+                # holds a write end of that pipe too.  Closed, the pipe ends once the
+                # killed workers are gone: the manager thread reads the end of the file,
+                # fails every pending future (BrokenProcessPool) and ends.
+                with contextlib.suppress(Exception):
+                    results._writer.close()
+            if manager is not None and manager is not threading.current_thread():
+                manager.join(timeout=_MANAGER_JOIN)  # killed workers: it ends at once
 
 
+#: How long a worker may be dead without its executor noticing (:meth:`Pool.stalled`);
+#: it notices in milliseconds unless its manager thread is stuck.
+STALL_GRACE = 1.0
 #: How long :meth:`Pool.shutdown` waits for the executor's manager thread to end.
 _MANAGER_JOIN = 30.0
 

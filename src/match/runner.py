@@ -250,13 +250,12 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     limit = _watch_limit(plan.config)
     own = executor is None
     plugins = runner_plugins(plan.config)  # none under --isolate
-    pool = Pool(jobs, plugins, state.pin) if own else None
-    ex: cf.Executor = pool.executor if pool is not None else executor  # type: ignore[assignment]
+    public = plan.public()  # the secret stays here: workers get each game's bot seeds
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
     failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
-
-    public = plan.public()  # the secret stays here: workers get each game's bot seeds
+    pool: Pool | None = None
+    ex: cf.Executor = executor  # type: ignore[assignment]
 
     def submit(batch: list[int]) -> None:
         seeds = [plan.bot_seeds(g) for g in batch]
@@ -267,6 +266,9 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
         in_flight[fut] = batch
 
     try:
+        if own:
+            pool = Pool(jobs, plugins, state.pin)
+            ex = pool.executor
         while True:
             while not state.stopped and position < len(queue) and len(in_flight) < 2 * jobs:
                 size = state.batch_size(len(queue) - position, jobs)
@@ -303,6 +305,8 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                     submit(batch)  # a lost worker: the games run again elsewhere
                     continue
                 state.record_all(records)
+            if pool is not None and not broken and pool.stalled():
+                broken = True  # a worker died sending its result: nothing more comes
             if pool is not None and limit is not None and not broken:
                 now = time.monotonic()
                 for pid, gid, seat, since, hook in pool.busy():
@@ -329,12 +333,21 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 pool = Pool(jobs, plugins, state.pin)
                 ex = pool.executor
     except BaseException:
+        # an error, a Ctrl-C: the games in flight are dropped (the journal keeps the
+        # finished ones) and every worker is killed, none left with a task pending
         if pool is not None:
             pool.shutdown(kill=True)
         raise
     else:
-        if pool is not None:
+        if pool is not None:  # an SPRT decision with games in flight: they are not needed
             pool.shutdown(kill=bool(in_flight))
+    finally:
+        # An executor this runner did not make is not shut down here, but the tasks of
+        # this match that it has not started are withdrawn: after an SPRT decision or an
+        # error nobody reads them, and a process pool that still holds tasks makes the
+        # interpreter's exit wait for them (those already running end by themselves)
+        for fut in in_flight:
+            fut.cancel()
 
 
 def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
@@ -358,26 +371,30 @@ def _isolate(state: _State, gid: int, seat: int, hook: int) -> None:
                         pool.shutdown(kill=True)
                         state.record(_killed_record(plan, gid, seat, hook, limit))
                         return
+                if not pool.stalled():
+                    continue
+                # the worker died sending its result: the pool would wait for ever
             except cf.process.BrokenProcessPool:
-                busy = pool.busy()
-                code = None
-                if busy:
-                    pid, _gid, seat, _since, hook = busy[0]
-                    code = pool.exit_code(pid)
-                how = "" if code is None else f" (exit status {code})"
-                if seat >= 0:
-                    rec = forfeit_record(
-                        plan.task(gid),
-                        seat,
-                        "crash",
-                        f"the worker process died{how} in {hook_name(hook)}",
-                    )
-                else:
-                    rec = error_record(
-                        plan.task(gid), f"the worker process died{how} outside any bot's hook"
-                    )
-                state.record(rec)
-                return
+                pass
+            busy = pool.busy()
+            code = None
+            if busy:
+                pid, _gid, seat, _since, hook = busy[0]
+                code = pool.exit_code(pid)
+            how = "" if code is None else f" (exit status {code})"
+            if seat >= 0:
+                rec = forfeit_record(
+                    plan.task(gid),
+                    seat,
+                    "crash",
+                    f"the worker process died{how} in {hook_name(hook)}",
+                )
+            else:
+                rec = error_record(
+                    plan.task(gid), f"the worker process died{how} outside any bot's hook"
+                )
+            state.record(rec)
+            return
     finally:
         pool.shutdown(kill=True)
 

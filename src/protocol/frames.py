@@ -99,11 +99,35 @@ def decode_body(
         raise ProtocolError(f"bad msgpack in a frame of {len(body)} bytes ({detail})") from None
     if type(obj) is not dict:
         raise ProtocolError(f"a message must be a msgpack map; got {_kind(obj)}")
+    if len(obj) != _map_size(body):
+        raise ProtocolError(_repeated(body))
     if not strict_map_key and any(type(key) is not str for key in obj):
         raise ProtocolError("the keys of a message must be strings")
     if not depth_ok(obj, max_depth):
         raise ProtocolError(f"a message nests arrays and maps deeper than {max_depth} levels")
     return obj
+
+
+def _map_size(body: bytes | bytearray | memoryview) -> int:
+    """The number of entries the header of the map at the start of ``body`` says (a
+    dict of fewer has a key more than once: msgpack keeps its last value)."""
+    first = body[0]
+    if first == 0xDE:
+        return int.from_bytes(body[1:3], "big")
+    if first == 0xDF:
+        return int.from_bytes(body[1:5], "big")
+    return first & 0x0F  # a fixmap: 0x80 to 0x8f
+
+
+def _repeated(body: bytes | bytearray | memoryview) -> str:
+    """The error of a message map with a repeated key (which key: read again, as pairs)."""
+    pairs = _UNPACK(body, raw=False, strict_map_key=False, object_pairs_hook=list)
+    seen: set[Any] = set()
+    for key, _value in pairs:
+        if key in seen:
+            return f"a message has the key {key!r} twice (the keys of a map are distinct)"
+        seen.add(key)
+    return "a message has a key twice (the keys of a map are distinct)"  # pragma: no cover
 
 
 _KINDS = {
