@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from bones.match.runner import MatchConfig, run_match
-from bones.protocol.sandbox import SandboxError, SandboxPolicy, open_filter, wrap
+from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, wrap
 
 HERE = Path(__file__).parent
 HOSTILE = HERE / "protocol_bots" / "hostile.py"
@@ -106,6 +106,21 @@ def test_sandbox_without_bwrap_fails_before_the_match(tmp_path, monkeypatch):
     assert not path.exists()  # nothing played, no journal
 
 
+@needs_bwrap
+def test_sandbox_without_pyseccomp_fails_before_the_match(tmp_path, monkeypatch):
+    from bones.protocol.sandbox import seccomp_filter
+
+    monkeypatch.setitem(sys.modules, "pyseccomp", None)  # its import fails
+    seccomp_filter.cache_clear()
+    path = tmp_path / "m.jsonl"
+    try:
+        with pytest.raises(SandboxError, match=r"pyseccomp.*pip install 'bones\[sandbox\]'"):
+            run_match(MatchConfig(bots=("random", "greedy"), sandbox=True), path, jobs=1)
+    finally:
+        seccomp_filter.cache_clear()
+    assert not path.exists()
+
+
 # -- hostile bots -----------------------------------------------------------------------
 
 
@@ -171,10 +186,12 @@ def test_the_network_namespace_alone_keeps_the_bot_off_the_network():
         "    print('connected')\nexcept OSError as e:\n    print(e.errno)"
     )
     argv = wrap([sys.executable, "-c", code], SandboxPolicy(seccomp=False), cwd="/")
+    job = Launch(argv)
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(job.argv, capture_output=True, text=True, timeout=30)
     finally:
         server.close()
+        job.close()
     assert "--seccomp" not in argv
     assert done.stdout.strip() == "111", done.stderr  # ECONNREFUSED: nobody listens there
 
@@ -243,7 +260,7 @@ def test_sandbox_memory_is_checked(tmp_path, capsys):
 
 
 @needs_bwrap
-@pytest.mark.skipif(platform.machine() != "x86_64", reason="the seccomp filter is x86_64's")
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the hostile bot calls x86_64's system call numbers")
 def test_the_seccomp_filter_denies_what_a_bot_never_needs(tmp_path):
     summary, logs = play(tmp_path, (hostile("syscalls"), "random"), games=2)
     check_table(summary, 2)
@@ -382,16 +399,18 @@ def test_the_command_of_a_user_that_is_not_root_works(monkeypatch):
 
     monkeypatch.setattr(os, "geteuid", lambda: 65534)
     script = "id -u; echo /proc/[0-9]*; echo x > /tmp/a && echo tmp; echo y > /b"
-    argv = wrap(["/usr/bin/sh", "-c", script], cwd="/")
+    # no cgroup: that user could not write this machine's root-owned hierarchy
+    argv = wrap(["/usr/bin/sh", "-c", script], SandboxPolicy(cgroup=False), cwd="/")
     assert "--unshare-user" in argv and "/usr/bin/setpriv" not in argv
     assert not any(a.startswith("--nproc") for a in argv)
     drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-    argv, fds = open_filter(argv)
+    job = Launch(argv)
     try:
-        done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30, pass_fds=fds)
+        done = subprocess.run(
+            drop + job.argv, capture_output=True, text=True, timeout=30, pass_fds=job.fds
+        )
     finally:
-        for fd in fds:
-            os.close(fd)
+        job.close()
     assert done.stdout.split() == ["65534", "/proc/1", "/proc/2", "tmp"]  # bwrap and sh
     assert "Read-only file system" in done.stderr
 
@@ -404,3 +423,95 @@ def test_a_file_the_bots_uid_cannot_read_is_a_clear_error(tmp_path):
     bot.chmod(0o600)
     with pytest.raises(SandboxError, match=r"uid 65534, which cannot read .*bot.py \(mode 0600\)"):
         wrap([sys.executable, str(bot)], cwd="/")
+
+
+# -- cgroups: the memory and processes of a bot's whole tree -----------------------------
+
+
+def _hierarchy():
+    from bones.protocol.sandbox import _hierarchy
+
+    return _hierarchy()
+
+
+needs_cgroup = pytest.mark.skipif(
+    shutil.which("bwrap") is None or _hierarchy() is None,
+    reason="no bwrap, or no writable cgroup hierarchy with the memory and pids controllers "
+    "(cgroup v2 with them delegated to this user, or v1 as root): the rlimits alone apply",
+)
+
+
+def _cgroups() -> set[str]:
+    """The bots' cgroups that exist now (every hierarchy)."""
+    return {
+        os.path.join(folder, name)
+        for folder in _hierarchy().folders
+        for name in os.listdir(folder)
+        if os.path.isdir(os.path.join(folder, name))
+    }
+
+
+@needs_cgroup
+def test_with_a_cgroup_the_processes_are_counted_by_it(tmp_path):
+    argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(memory_mb=256, processes=32), cwd="/")
+    assert argv[0] == f"bones-cgroup:memory={256 << 20},pids=32"
+    assert not any(a.startswith("--nproc") for a in argv)  # not the uid's count: the tree's
+    argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(cgroup=False), cwd="/")
+    assert argv[0].endswith("bwrap")
+    assert ("--nproc=256" in argv) == (os.geteuid() == 0)
+
+
+@needs_cgroup
+def test_the_launch_puts_bubblewrap_in_the_cgroup_and_removes_it():
+    import subprocess
+
+    before = _cgroups()
+    job = Launch(wrap(["/usr/bin/sleep", "60"], SandboxPolicy(memory_mb=64, processes=8), cwd="/"))
+    proc = subprocess.Popen(job.argv, pass_fds=job.fds)
+    job.started()
+    try:
+        assert job.cgroup is not None
+        made = set(job.cgroup.folders)
+        assert made <= _cgroups() and not made & before
+        deadline = time.monotonic() + 10
+        while len(job.cgroup.pids()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)  # bwrap, the namespace's bwrap, sleep (setpriv, prlimit exec)
+        assert proc.pid in job.cgroup.pids() and len(job.cgroup.pids()) >= 3
+        for folder in made:
+            limit = "memory.limit_in_bytes" if "memory" in folder else "memory.max"
+            if os.path.exists(os.path.join(folder, limit)):
+                assert open(os.path.join(folder, limit)).read().strip() == str(64 << 20)
+            if os.path.exists(os.path.join(folder, "pids.max")):
+                assert open(os.path.join(folder, "pids.max")).read().strip() == "8"
+    finally:
+        job.close()  # kills the tree, removes the cgroup
+    assert proc.wait(timeout=10) == -9
+    assert not any(os.path.exists(folder) for folder in made)
+    assert _cgroups() <= before
+
+
+@needs_cgroup
+def test_a_fork_bomb_stops_at_pids_max(tmp_path):
+    before = _cgroups()
+    summary, logs = play(tmp_path, (hostile("forkbomb"), "random"), games=2)
+    check_table(summary, 2)  # refused forks, the game played on
+    bombs = [f for f in findings(logs) if f["attempt"] == "forkbomb"]
+    assert len(bombs) == 2
+    # pids.max counts bwrap's two processes and the bot too
+    assert all(
+        f["error"] == "EAGAIN" and 200 < f["forks"] < SandboxPolicy().processes for f in bombs
+    )
+    assert _cgroups() <= before  # every bot's cgroup removed
+
+
+@needs_cgroup
+def test_a_tree_past_the_memory_limit_is_killed_and_forfeits(tmp_path):
+    """Each process stays within its address space (RLIMIT_AS); together they pass the
+    cgroup's limit: the kernel kills the biggest, the bot, which forfeits."""
+    before = _cgroups()
+    summary, logs = play(tmp_path, (hostile("hog", "160"), "random"), games=2, sandbox_memory=160)
+    check_table(summary, 2, forfeits=2)
+    rows = {r["bot"]: r for r in summary["bots"]}
+    assert rows["hostile-hog"]["forfeits"] == {"crash": 2}
+    assert not [f for f in findings(logs) if f["attempt"] == "hog"]  # killed before a word
+    assert _cgroups() <= before
