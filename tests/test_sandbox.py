@@ -260,7 +260,9 @@ def test_sandbox_memory_is_checked(tmp_path, capsys):
 
 
 @needs_bwrap
-@pytest.mark.skipif(platform.machine() != "x86_64", reason="the hostile bot calls x86_64's system call numbers")
+@pytest.mark.skipif(
+    platform.machine() != "x86_64", reason="the hostile bot calls x86_64's system call numbers"
+)
 def test_the_seccomp_filter_denies_what_a_bot_never_needs(tmp_path):
     summary, logs = play(tmp_path, (hostile("syscalls"), "random"), games=2)
     check_table(summary, 2)
@@ -441,13 +443,27 @@ needs_cgroup = pytest.mark.skipif(
 )
 
 
+def _theirs(pid: int) -> bool:
+    """Whether ``pid`` is a live process outside this test's tree (another run's)."""
+    while pid > 1:
+        if pid == os.getpid():
+            return False
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False  # gone: one of ours that left its cgroup behind, or another's
+    return True
+
+
 def _cgroups() -> set[str]:
-    """The bots' cgroups that exist now (every hierarchy)."""
+    """The bots' cgroups that exist now (every hierarchy), but those of other runs of
+    bones going on at the same time."""
     return {
         os.path.join(folder, name)
         for folder in _hierarchy().folders
         for name in os.listdir(folder)
-        if os.path.isdir(os.path.join(folder, name))
+        if os.path.isdir(os.path.join(folder, name)) and not _theirs(int(name.partition("-")[0]))
     }
 
 
@@ -515,3 +531,59 @@ def test_a_tree_past_the_memory_limit_is_killed_and_forfeits(tmp_path):
     assert rows["hostile-hog"]["forfeits"] == {"crash": 2}
     assert not [f for f in findings(logs) if f["attempt"] == "hog"]  # killed before a word
     assert _cgroups() <= before
+
+
+def _fake(tmp_path: Path, mounts: list[str], own: list[str]) -> tuple[str, str]:
+    (tmp_path / "mounts").write_text("".join(f"{line} 0 0\n" for line in mounts))
+    (tmp_path / "own").write_text("".join(f"{line}\n" for line in own))
+    return str(tmp_path / "mounts"), str(tmp_path / "own")
+
+
+def test_cgroup_v2_is_used_where_memory_and_pids_can_be_given_to_sub_groups(tmp_path):
+    """A fake cgroup v2 file system (plain folders): the files bones writes, and what."""
+    from bones.protocol.cgroup import Cgroup, find
+
+    base = tmp_path / "cg" / "a" / "b"
+    base.mkdir(parents=True)
+    (base / "cgroup.controllers").write_text("cpu io memory pids\n")
+    mounts, own = _fake(tmp_path, [f"cgroup2 {tmp_path}/cg cgroup2 rw"], ["0::/a/b"])
+    found = find(mounts, own)
+    assert found is not None and found.version == 2
+    assert found.folders == (str(base / "bones"),)
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (base / "bones" / "cgroup.subtree_control").read_text() == "+memory +pids"
+    (base / "bones" / "123-1-1").mkdir()  # a group of a runner that is gone (pid 123)
+    os.utime(base / "bones" / "123-1-1", (0, 0))
+    group = Cgroup(found, 64 << 20, 8)
+    (folder,) = group.folders
+    assert not (base / "bones" / "123-1-1").exists()  # swept
+    assert os.path.basename(folder).startswith(f"{os.getpid()}-")
+    assert Path(folder, "memory.max").read_text() == str(64 << 20)
+    assert Path(folder, "pids.max").read_text() == "8"
+    assert not Path(folder, "memory.swap.max").exists()  # only written where it exists
+    assert group.procs == [os.path.join(folder, "cgroup.procs")] and group.pids() == []
+    for name in os.listdir(folder):  # the kernel's files go with the folder
+        os.remove(os.path.join(folder, name))
+    group.close()
+    assert not os.path.exists(folder) and group.folders == []
+
+
+def test_cgroup_v1_when_v2_lacks_the_controllers_and_none_without_either(tmp_path):
+    from bones.protocol.cgroup import find
+
+    (tmp_path / "unified").mkdir()
+    (tmp_path / "unified" / "cgroup.controllers").write_text("hugetlb\n")
+    for name in ("memory", "pids"):
+        (tmp_path / name / "x").mkdir(parents=True)
+    lines = [
+        f"cgroup2 {tmp_path}/unified cgroup2 rw",
+        f"cgroup {tmp_path}/memory cgroup rw,memory",
+        f"cgroup {tmp_path}/pids cgroup rw,pids",
+    ]
+    mounts, own = _fake(tmp_path, lines, ["8:pids:/", "4:memory:/x", "0::/"])
+    found = find(mounts, own)
+    assert found is not None and found.version == 1
+    assert found.folders == (f"{tmp_path}/memory/x/bones", f"{tmp_path}/pids/bones")
+    mounts, own = _fake(tmp_path, lines[:2], ["4:memory:/x", "0::/"])
+    assert find(mounts, own) is None  # no pids hierarchy: rlimits only
+    assert find(str(tmp_path / "none"), own) is None

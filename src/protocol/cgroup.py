@@ -54,6 +54,12 @@ def _write(path: str, text: str) -> None:
         f.write(text)
 
 
+def _write_if(path: str, text: str) -> None:
+    """Write a control file the kernel may not have (an older one, swap not accounted)."""
+    if os.path.exists(path):
+        _write(path, text)
+
+
 def _mounts(mounts: str) -> list[tuple[str, str, set[str]]]:
     """``(mount point, type, options)`` of the cgroup file systems."""
     out = []
@@ -178,16 +184,13 @@ class Cgroup:
             if hierarchy.version == 2:
                 (folder,) = self.folders
                 _write(os.path.join(folder, "memory.max"), str(memory))
-                with contextlib.suppress(FileNotFoundError):  # no swap accounting
-                    _write(os.path.join(folder, "memory.swap.max"), "0")
-                with contextlib.suppress(FileNotFoundError):  # before Linux 4.19
-                    _write(os.path.join(folder, "memory.oom.group"), "1")
+                _write_if(os.path.join(folder, "memory.swap.max"), "0")  # swap accounted
+                _write_if(os.path.join(folder, "memory.oom.group"), "1")  # Linux 4.19
                 _write(os.path.join(folder, "pids.max"), str(pids))
             else:
                 mem, pid = self.folders
                 _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory))
-                with contextlib.suppress(FileNotFoundError):  # swap not accounted
-                    _write(os.path.join(mem, "memory.memsw.limit_in_bytes"), str(memory))
+                _write_if(os.path.join(mem, "memory.memsw.limit_in_bytes"), str(memory))
                 _write(os.path.join(pid, "pids.max"), str(pids))
         except BaseException:
             self.close()
@@ -209,10 +212,11 @@ class Cgroup:
         """SIGKILL every process in the cgroup (again, until none is left, for one that
         forked meanwhile), then remove its folders.  Idempotent."""
         deadline = time.monotonic() + wait
+        pause = 0.0005
         while self.folders:
             if self.hierarchy.version == 2:
                 with contextlib.suppress(OSError):  # Linux 5.14: the kernel kills them all
-                    _write(os.path.join(self.folders[0], "cgroup.kill"), "1")
+                    _write_if(os.path.join(self.folders[0], "cgroup.kill"), "1")
             for pid in self.pids():
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
@@ -227,4 +231,5 @@ class Cgroup:
             if self.folders:
                 if time.monotonic() > deadline:
                     return  # left for _sweep of a later run (an unkillable process)
-                time.sleep(0.01)
+                time.sleep(pause)  # short at first: the last process is usually exiting
+                pause = min(pause * 2, 0.02)
