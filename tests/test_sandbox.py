@@ -354,10 +354,13 @@ def test_isolated_builtin_bots_play_in_the_sandbox(tmp_path):
 def test_serve_bot_sandbox_serves_from_inside_bubblewrap():
     from bones.protocol.client import ExternalBot
 
+    before = _cgroups() if _hierarchy() is not None else set()
     command = [sys.executable, "-m", "bones", "serve-bot", "--sandbox", "greedy"]
     with ExternalBot(command) as bot:
         assert bot.info is not None and bot.info.name == "greedy"
         assert bot.ping() >= 0
+    if _hierarchy() is not None:  # serve-bot removed its bot's cgroup when it ended
+        assert _cgroups() <= before
 
 
 def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
@@ -587,3 +590,27 @@ def test_cgroup_v1_when_v2_lacks_the_controllers_and_none_without_either(tmp_pat
     mounts, own = _fake(tmp_path, lines[:2], ["4:memory:/x", "0::/"])
     assert find(mounts, own) is None  # no pids hierarchy: rlimits only
     assert find(str(tmp_path / "none"), own) is None
+
+
+@needs_bwrap
+def test_match_sandbox_says_which_limits_are_in_force(tmp_path, capsys, monkeypatch):
+    from bones.cli import main
+    from bones.protocol import sandbox
+
+    journal = str(tmp_path / "m.jsonl")
+    argv = ["match", "random", "greedy", "--games", "2", "--sandbox", "--sandbox-memory", "200"]
+    assert main([*argv, "--journal", journal, "--progress", "never"]) == 0
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("bones: sandbox")]
+    assert len(lines) == 1
+    assert "address space 200 MiB per process" in lines[0]
+    assert lines[0].endswith("; seccomp filter (libseccomp)")
+    found = _hierarchy()
+    if found is not None:
+        assert f"cgroup v{found.version} (" in lines[0]
+        assert "memory 200 MiB and 256 processes per bot" in lines[0]
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: None)  # a machine without cgroups
+    text = sandbox.limits(SandboxPolicy(memory_mb=200))
+    assert "no writable cgroup hierarchy with memory and pids: no cgroup limits" in text
+    assert ("256 processes of uid 65534 (RLIMIT_NPROC)" in text) == (os.geteuid() == 0)
+    argv = wrap([sys.executable, "-c", "pass"], cwd="/")
+    assert argv[0].endswith("bwrap") and ("--nproc=256" in argv) == (os.geteuid() == 0)
