@@ -2,8 +2,9 @@
 attack is blocked, or is the bot's own clean forfeit, and the match finishes with its
 table right.  The bots report what they managed on stderr, kept with ``bot_logs``.
 
-Real bubblewrap processes: skipped only where ``bwrap`` is not installed (.ci/run
-installs it)."""
+Real bubblewrap processes: skipped only where ``bwrap`` or pyseccomp and libseccomp
+are not installed (.ci/run installs them); the cgroup tests where no cgroup hierarchy
+with the memory and pids controllers is writable (the reason says so)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,22 @@ HERE = Path(__file__).parent
 HOSTILE = HERE / "protocol_bots" / "hostile.py"
 SECRET = "5e" * 32
 
+
+def _no_seccomp() -> str:
+    """Why the seccomp filter cannot be built here ('' if it can)."""
+    from bones.protocol.sandbox import seccomp_filter
+
+    try:
+        seccomp_filter()
+    except SandboxError as exc:
+        return str(exc)
+    return ""
+
+
 needs_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None,
-    reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap",
+    shutil.which("bwrap") is None or bool(_no_seccomp()),
+    reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap; or "
+    + (_no_seccomp() or "pyseccomp is missing"),
 )
 
 
@@ -572,7 +586,7 @@ def test_cgroup_v2_is_used_where_memory_and_pids_can_be_given_to_sub_groups(tmp_
 
 
 def test_cgroup_v1_when_v2_lacks_the_controllers_and_none_without_either(tmp_path):
-    from bones.protocol.cgroup import find
+    from bones.protocol.cgroup import Cgroup, find
 
     (tmp_path / "unified").mkdir()
     (tmp_path / "unified" / "cgroup.controllers").write_text("hugetlb\n")
@@ -589,6 +603,18 @@ def test_cgroup_v1_when_v2_lacks_the_controllers_and_none_without_either(tmp_pat
     assert found.folders == (f"{tmp_path}/memory/x/bones", f"{tmp_path}/pids/bones")
     mounts, own = _fake(tmp_path, lines[:2], ["4:memory:/x", "0::/"])
     assert find(mounts, own) is None  # no pids hierarchy: rlimits only
+    both = [f"cgroup {tmp_path}/memory cgroup rw,memory,pids"]  # mounted together
+    mounts, own = _fake(tmp_path, both, ["4:memory,pids:/x"])
+    found = find(mounts, own)
+    assert found is not None and found.folders == (f"{tmp_path}/memory/x/bones",)
+    assert found.memory == found.pids
+    group = Cgroup(found, 1 << 20, 4)  # one folder, both controllers' files in it
+    (folder,) = group.folders
+    assert sorted(os.listdir(folder)) == ["memory.limit_in_bytes", "pids.max"]
+    for name in os.listdir(folder):
+        os.remove(os.path.join(folder, name))
+    group.close()
+    assert not os.path.exists(folder)
     assert find(str(tmp_path / "none"), own) is None
 
 
@@ -614,3 +640,16 @@ def test_match_sandbox_says_which_limits_are_in_force(tmp_path, capsys, monkeypa
     assert ("256 processes of uid 65534 (RLIMIT_NPROC)" in text) == (os.geteuid() == 0)
     argv = wrap([sys.executable, "-c", "pass"], cwd="/")
     assert argv[0].endswith("bwrap") and ("--nproc=256" in argv) == (os.geteuid() == 0)
+
+
+@needs_cgroup
+def test_a_machine_without_the_cgroup_the_command_asks_for_cannot_start_it(monkeypatch):
+    from bones.protocol import sandbox
+    from bones.protocol.client import ExternalBot, ExternalBotError
+
+    command = wrap([sys.executable, "-c", "pass"], cwd="/")  # asks for a cgroup
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: None)  # a dask worker without one
+    with pytest.raises(
+        ExternalBotError, match="could not start the sandbox: .* no writable cgroup"
+    ):
+        ExternalBot(command)

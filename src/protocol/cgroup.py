@@ -33,12 +33,18 @@ _COUNTER = itertools.count(1)
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """Where the bots' cgroups are made: ``version`` 1 or 2; ``folders``: the parent
-    folder of the bots' cgroups in each hierarchy (one for v2; memory's then pids' for
-    v1)."""
+    """Where the bots' cgroups are made: ``version`` 1 or 2; ``memory``, ``pids``: the
+    parent folder of the bots' cgroups in the hierarchy of each controller (the same
+    one for v2, and for v1 where the two are mounted together)."""
 
     version: int
-    folders: tuple[str, ...]
+    memory: str
+    pids: str
+
+    @property
+    def folders(self) -> tuple[str, ...]:
+        """The parent folders, each once."""
+        return tuple(dict.fromkeys((self.memory, self.pids)))
 
     def describe(self) -> str:
         return f"cgroup v{self.version} ({', '.join(self.folders)})"
@@ -100,7 +106,7 @@ def _v2(point: str, path: str) -> Hierarchy | None:
         _write(os.path.join(parent, "cgroup.subtree_control"), "+memory +pids")
     except OSError:
         return None
-    return Hierarchy(2, (parent,))
+    return Hierarchy(2, parent, parent)
 
 
 def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarchy | None:
@@ -119,7 +125,7 @@ def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarc
         if not os.access(folder, os.W_OK):
             return None
         folders.append(folder)
-    return Hierarchy(1, tuple(folders))
+    return Hierarchy(1, folders[0], folders[1])
 
 
 def find(mounts: str = _MOUNTS, own: str = _OWN) -> Hierarchy | None:
@@ -181,17 +187,15 @@ class Cgroup:
                 folder = os.path.join(parent, name)
                 os.mkdir(folder)
                 self.folders.append(folder)
+            mem = os.path.join(hierarchy.memory, name)
             if hierarchy.version == 2:
-                (folder,) = self.folders
-                _write(os.path.join(folder, "memory.max"), str(memory))
-                _write_if(os.path.join(folder, "memory.swap.max"), "0")  # swap accounted
-                _write_if(os.path.join(folder, "memory.oom.group"), "1")  # Linux 4.19
-                _write(os.path.join(folder, "pids.max"), str(pids))
+                _write(os.path.join(mem, "memory.max"), str(memory))
+                _write_if(os.path.join(mem, "memory.swap.max"), "0")  # swap accounted
+                _write_if(os.path.join(mem, "memory.oom.group"), "1")  # Linux 4.19
             else:
-                mem, pid = self.folders
                 _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory))
                 _write_if(os.path.join(mem, "memory.memsw.limit_in_bytes"), str(memory))
-                _write(os.path.join(pid, "pids.max"), str(pids))
+            _write(os.path.join(hierarchy.pids, name, "pids.max"), str(pids))
         except BaseException:
             self.close()
             raise

@@ -260,8 +260,11 @@ class Launch:
     def _jail(self, spec: str) -> None:
         values = dict(item.partition("=")[::2] for item in spec.split(","))
         hierarchy = _hierarchy()
-        if hierarchy is None:  # wrap() found one: this process should too
-            raise SandboxError("--sandbox: the cgroup hierarchy the bots' limits need is gone")
+        if hierarchy is None:  # wrap() found one: the machine that runs the bot should too
+            raise SandboxError(
+                "--sandbox: the bot's command asks for a cgroup, but this machine has no "
+                "writable cgroup hierarchy with memory and pids (not the runner's machine?)"
+            )
         try:
             self.cgroup = cgroup.Cgroup(hierarchy, int(values["memory"]), int(values["pids"]))
         except OSError as exc:
