@@ -420,7 +420,8 @@ def _match_parsers(sub: Any) -> None:
         "--sandbox-memory",
         type=int,
         metavar="MB",
-        help="with --sandbox: the address space of each bot process, in MiB (default 1024)",
+        help="with --sandbox: the address space of each bot process, and the memory of each "
+        "bot's whole process tree where cgroups are writable, in MiB (default 1024)",
     )
     p.add_argument(
         "--sprt",

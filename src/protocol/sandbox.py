@@ -80,7 +80,8 @@ class SandboxError(OptionError):
 
 @dataclass(frozen=True)
 class SandboxPolicy:
-    """The limits of a sandboxed bot.  ``memory_mb``: its address space (RLIMIT_AS);
+    """The limits of a sandboxed bot.  ``memory_mb``: the address space of each of its
+    processes (RLIMIT_AS), and the memory of its whole tree where it has a cgroup;
     ``file_mb``: the largest file it may write (RLIMIT_FSIZE); ``tmp_mb``: the size of its
     private ``/tmp``; ``processes``: the processes and threads of the bot's tree
     (``pids.max`` of its cgroup; without a cgroup, RLIMIT_NPROC, set only when the bot
