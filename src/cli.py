@@ -420,7 +420,8 @@ def _match_parsers(sub: Any) -> None:
         "--sandbox-memory",
         type=int,
         metavar="MB",
-        help="with --sandbox: the address space of each bot process, in MiB (default 1024)",
+        help="with --sandbox: the address space of each bot process, and the memory of each "
+        "bot's whole process tree where cgroups are writable, in MiB (default 1024)",
     )
     p.add_argument(
         "--sprt",
@@ -751,6 +752,10 @@ def cmd_match(args: argparse.Namespace, out: TextIO) -> int:
 
     config, path = _match_config(args)
     progress = {"auto": None, "always": True, "never": False}[args.progress]
+    if config.sandbox:  # which limits this machine puts in force: cgroups or rlimits only
+        from .protocol.sandbox import limits
+
+        print(f"bones: {limits(config.sandbox_policy())}", file=sys.stderr)
     cluster = None
     if args.executor == "dask":
         from .match.executors import DaskExecutor
@@ -970,19 +975,39 @@ def _check_seats(seats: Sequence[str], variant: str) -> None:
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:
     from .protocol.server import serve_spec
 
-    if args.sandbox:  # run this same command again inside the sandbox, in this process's place
-        from .match.schedule import bot_command
-        from .protocol.sandbox import open_filter
-
-        command = list(bot_command(args.spec, True, args.plugin, sandbox=True) or ())
-        if args.strict:
-            command.append("--strict")
-        command, fds = open_filter(command)
-        for fd in fds:
-            os.set_inheritable(fd, True)
-        sys.stdout.flush()
-        os.execv(command[0], command)
+    if args.sandbox:  # run this same command again inside the sandbox, as its child
+        return _serve_sandboxed(args)
     return serve_spec(args.spec, args.strict, plugins=args.plugin)
+
+
+def _serve_sandboxed(args: argparse.Namespace) -> int:
+    """``serve-bot --sandbox``: the sandboxed server, on this process's stdin and stdout,
+    as a child (not exec'd: its cgroup is removed here when it ends; SIGTERM, SIGINT
+    and SIGHUP end it too).  Its exit status, or 128 + the signal that killed it."""
+    import signal
+    import subprocess
+
+    from .match.schedule import bot_command
+    from .protocol.sandbox import Launch
+
+    command = list(bot_command(args.spec, True, args.plugin, sandbox=True) or ())
+    if args.strict:
+        command.append("--strict")
+    job = Launch(command)
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    sys.stdout.flush()
+    try:
+        proc = subprocess.Popen(job.argv, pass_fds=job.fds)
+        job.started()
+        code = proc.wait()
+    finally:
+        job.close()  # kills what is left in the cgroup (bwrap dies with this process)
+    return code if code >= 0 else 128 - code
 
 
 COMMANDS = {

@@ -2,8 +2,9 @@
 attack is blocked, or is the bot's own clean forfeit, and the match finishes with its
 table right.  The bots report what they managed on stderr, kept with ``bot_logs``.
 
-Real bubblewrap processes: skipped only where ``bwrap`` is not installed (.ci/run
-installs it)."""
+Real bubblewrap processes: skipped only where ``bwrap`` or pyseccomp and libseccomp
+are not installed (.ci/run installs them); the cgroup tests where no cgroup hierarchy
+with the memory and pids controllers is writable (the reason says so)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,28 @@ from pathlib import Path
 import pytest
 
 from bones.match.runner import MatchConfig, run_match
-from bones.protocol.sandbox import SandboxError, SandboxPolicy, open_filter, wrap
+from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, wrap
 
 HERE = Path(__file__).parent
 HOSTILE = HERE / "protocol_bots" / "hostile.py"
 SECRET = "5e" * 32
 
+
+def _no_seccomp() -> str:
+    """Why the seccomp filter cannot be built here ('' if it can)."""
+    from bones.protocol.sandbox import seccomp_filter
+
+    try:
+        seccomp_filter()
+    except SandboxError as exc:
+        return str(exc)
+    return ""
+
+
 needs_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None,
-    reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap",
+    shutil.which("bwrap") is None or bool(_no_seccomp()),
+    reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap; or "
+    + (_no_seccomp() or "pyseccomp is missing"),
 )
 
 
@@ -106,6 +120,21 @@ def test_sandbox_without_bwrap_fails_before_the_match(tmp_path, monkeypatch):
     assert not path.exists()  # nothing played, no journal
 
 
+@needs_bwrap
+def test_sandbox_without_pyseccomp_fails_before_the_match(tmp_path, monkeypatch):
+    from bones.protocol.sandbox import seccomp_filter
+
+    monkeypatch.setitem(sys.modules, "pyseccomp", None)  # its import fails
+    seccomp_filter.cache_clear()
+    path = tmp_path / "m.jsonl"
+    try:
+        with pytest.raises(SandboxError, match=r"pyseccomp.*pip install 'bones\[sandbox\]'"):
+            run_match(MatchConfig(bots=("random", "greedy"), sandbox=True), path, jobs=1)
+    finally:
+        seccomp_filter.cache_clear()
+    assert not path.exists()
+
+
 # -- hostile bots -----------------------------------------------------------------------
 
 
@@ -171,10 +200,12 @@ def test_the_network_namespace_alone_keeps_the_bot_off_the_network():
         "    print('connected')\nexcept OSError as e:\n    print(e.errno)"
     )
     argv = wrap([sys.executable, "-c", code], SandboxPolicy(seccomp=False), cwd="/")
+    job = Launch(argv)
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(job.argv, capture_output=True, text=True, timeout=30)
     finally:
         server.close()
+        job.close()
     assert "--seccomp" not in argv
     assert done.stdout.strip() == "111", done.stderr  # ECONNREFUSED: nobody listens there
 
@@ -243,7 +274,9 @@ def test_sandbox_memory_is_checked(tmp_path, capsys):
 
 
 @needs_bwrap
-@pytest.mark.skipif(platform.machine() != "x86_64", reason="the seccomp filter is x86_64's")
+@pytest.mark.skipif(
+    platform.machine() != "x86_64", reason="the hostile bot calls x86_64's system call numbers"
+)
 def test_the_seccomp_filter_denies_what_a_bot_never_needs(tmp_path):
     summary, logs = play(tmp_path, (hostile("syscalls"), "random"), games=2)
     check_table(summary, 2)
@@ -335,10 +368,13 @@ def test_isolated_builtin_bots_play_in_the_sandbox(tmp_path):
 def test_serve_bot_sandbox_serves_from_inside_bubblewrap():
     from bones.protocol.client import ExternalBot
 
+    before = _cgroups() if _hierarchy() is not None else set()
     command = [sys.executable, "-m", "bones", "serve-bot", "--sandbox", "greedy"]
     with ExternalBot(command) as bot:
         assert bot.info is not None and bot.info.name == "greedy"
         assert bot.ping() >= 0
+    if _hierarchy() is not None:  # serve-bot removed its bot's cgroup when it ended
+        assert _cgroups() <= before
 
 
 def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
@@ -382,16 +418,18 @@ def test_the_command_of_a_user_that_is_not_root_works(monkeypatch):
 
     monkeypatch.setattr(os, "geteuid", lambda: 65534)
     script = "id -u; echo /proc/[0-9]*; echo x > /tmp/a && echo tmp; echo y > /b"
-    argv = wrap(["/usr/bin/sh", "-c", script], cwd="/")
+    # no cgroup: that user could not write this machine's root-owned hierarchy
+    argv = wrap(["/usr/bin/sh", "-c", script], SandboxPolicy(cgroup=False), cwd="/")
     assert "--unshare-user" in argv and "/usr/bin/setpriv" not in argv
     assert not any(a.startswith("--nproc") for a in argv)
     drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-    argv, fds = open_filter(argv)
+    job = Launch(argv)
     try:
-        done = subprocess.run(drop + argv, capture_output=True, text=True, timeout=30, pass_fds=fds)
+        done = subprocess.run(
+            drop + job.argv, capture_output=True, text=True, timeout=30, pass_fds=job.fds
+        )
     finally:
-        for fd in fds:
-            os.close(fd)
+        job.close()
     assert done.stdout.split() == ["65534", "/proc/1", "/proc/2", "tmp"]  # bwrap and sh
     assert "Read-only file system" in done.stderr
 
@@ -404,3 +442,214 @@ def test_a_file_the_bots_uid_cannot_read_is_a_clear_error(tmp_path):
     bot.chmod(0o600)
     with pytest.raises(SandboxError, match=r"uid 65534, which cannot read .*bot.py \(mode 0600\)"):
         wrap([sys.executable, str(bot)], cwd="/")
+
+
+# -- cgroups: the memory and processes of a bot's whole tree -----------------------------
+
+
+def _hierarchy():
+    from bones.protocol.sandbox import _hierarchy
+
+    return _hierarchy()
+
+
+needs_cgroup = pytest.mark.skipif(
+    shutil.which("bwrap") is None or _hierarchy() is None,
+    reason="no bwrap, or no writable cgroup hierarchy with the memory and pids controllers "
+    "(cgroup v2 with them delegated to this user, or v1 as root): the rlimits alone apply",
+)
+
+
+def _theirs(pid: int) -> bool:
+    """Whether ``pid`` is a live process outside this test's tree (another run's)."""
+    while pid > 1:
+        if pid == os.getpid():
+            return False
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False  # gone: one of ours that left its cgroup behind, or another's
+    return True
+
+
+def _cgroups() -> set[str]:
+    """The bots' cgroups that exist now (every hierarchy), but those of other runs of
+    bones going on at the same time."""
+    return {
+        os.path.join(folder, name)
+        for folder in _hierarchy().folders
+        for name in os.listdir(folder)
+        if os.path.isdir(os.path.join(folder, name)) and not _theirs(int(name.partition("-")[0]))
+    }
+
+
+@needs_cgroup
+def test_with_a_cgroup_the_processes_are_counted_by_it(tmp_path):
+    argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(memory_mb=256, processes=32), cwd="/")
+    assert argv[0] == f"bones-cgroup:memory={256 << 20},pids=32"
+    assert not any(a.startswith("--nproc") for a in argv)  # not the uid's count: the tree's
+    argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(cgroup=False), cwd="/")
+    assert argv[0].endswith("bwrap")
+    assert ("--nproc=256" in argv) == (os.geteuid() == 0)
+
+
+@needs_cgroup
+def test_the_launch_puts_bubblewrap_in_the_cgroup_and_removes_it():
+    import subprocess
+
+    before = _cgroups()
+    job = Launch(wrap(["/usr/bin/sleep", "60"], SandboxPolicy(memory_mb=64, processes=8), cwd="/"))
+    proc = subprocess.Popen(job.argv, pass_fds=job.fds)
+    job.started()
+    try:
+        assert job.cgroup is not None
+        made = set(job.cgroup.folders)
+        assert made <= _cgroups() and not made & before
+        deadline = time.monotonic() + 10
+        while len(job.cgroup.pids()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)  # bwrap, the namespace's bwrap, sleep (setpriv, prlimit exec)
+        assert proc.pid in job.cgroup.pids() and len(job.cgroup.pids()) >= 3
+        for folder in made:
+            limit = "memory.limit_in_bytes" if "memory" in folder else "memory.max"
+            if os.path.exists(os.path.join(folder, limit)):
+                assert open(os.path.join(folder, limit)).read().strip() == str(64 << 20)
+            if os.path.exists(os.path.join(folder, "pids.max")):
+                assert open(os.path.join(folder, "pids.max")).read().strip() == "8"
+    finally:
+        job.close()  # kills the tree, removes the cgroup
+    assert proc.wait(timeout=10) == -9
+    assert not any(os.path.exists(folder) for folder in made)
+    assert _cgroups() <= before
+
+
+@needs_cgroup
+def test_a_fork_bomb_stops_at_pids_max(tmp_path):
+    before = _cgroups()
+    summary, logs = play(tmp_path, (hostile("forkbomb"), "random"), games=2)
+    check_table(summary, 2)  # refused forks, the game played on
+    bombs = [f for f in findings(logs) if f["attempt"] == "forkbomb"]
+    assert len(bombs) == 2
+    # pids.max counts bwrap's two processes and the bot too
+    assert all(
+        f["error"] == "EAGAIN" and 200 < f["forks"] < SandboxPolicy().processes for f in bombs
+    )
+    assert _cgroups() <= before  # every bot's cgroup removed
+
+
+@needs_cgroup
+def test_a_tree_past_the_memory_limit_is_killed_and_forfeits(tmp_path):
+    """Each process stays within its address space (RLIMIT_AS); together they pass the
+    cgroup's limit: the kernel kills the biggest, the bot, which forfeits."""
+    before = _cgroups()
+    summary, logs = play(tmp_path, (hostile("hog", "160"), "random"), games=2, sandbox_memory=160)
+    check_table(summary, 2, forfeits=2)
+    rows = {r["bot"]: r for r in summary["bots"]}
+    assert rows["hostile-hog"]["forfeits"] == {"crash": 2}
+    assert not [f for f in findings(logs) if f["attempt"] == "hog"]  # killed before a word
+    assert _cgroups() <= before
+
+
+def _fake(tmp_path: Path, mounts: list[str], own: list[str]) -> tuple[str, str]:
+    (tmp_path / "mounts").write_text("".join(f"{line} 0 0\n" for line in mounts))
+    (tmp_path / "own").write_text("".join(f"{line}\n" for line in own))
+    return str(tmp_path / "mounts"), str(tmp_path / "own")
+
+
+def test_cgroup_v2_is_used_where_memory_and_pids_can_be_given_to_sub_groups(tmp_path):
+    """A fake cgroup v2 file system (plain folders): the files bones writes, and what."""
+    from bones.protocol.cgroup import Cgroup, find
+
+    base = tmp_path / "cg" / "a" / "b"
+    base.mkdir(parents=True)
+    (base / "cgroup.controllers").write_text("cpu io memory pids\n")
+    mounts, own = _fake(tmp_path, [f"cgroup2 {tmp_path}/cg cgroup2 rw"], ["0::/a/b"])
+    found = find(mounts, own)
+    assert found is not None and found.version == 2
+    assert found.folders == (str(base / "bones"),)
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (base / "bones" / "cgroup.subtree_control").read_text() == "+memory +pids"
+    (base / "bones" / "123-1-1").mkdir()  # a group of a runner that is gone (pid 123)
+    os.utime(base / "bones" / "123-1-1", (0, 0))
+    group = Cgroup(found, 64 << 20, 8)
+    (folder,) = group.folders
+    assert not (base / "bones" / "123-1-1").exists()  # swept
+    assert os.path.basename(folder).startswith(f"{os.getpid()}-")
+    assert Path(folder, "memory.max").read_text() == str(64 << 20)
+    assert Path(folder, "pids.max").read_text() == "8"
+    assert not Path(folder, "memory.swap.max").exists()  # only written where it exists
+    assert group.procs == [os.path.join(folder, "cgroup.procs")] and group.pids() == []
+    for name in os.listdir(folder):  # the kernel's files go with the folder
+        os.remove(os.path.join(folder, name))
+    group.close()
+    assert not os.path.exists(folder) and group.folders == []
+
+
+def test_cgroup_v1_when_v2_lacks_the_controllers_and_none_without_either(tmp_path):
+    from bones.protocol.cgroup import Cgroup, find
+
+    (tmp_path / "unified").mkdir()
+    (tmp_path / "unified" / "cgroup.controllers").write_text("hugetlb\n")
+    for name in ("memory", "pids"):
+        (tmp_path / name / "x").mkdir(parents=True)
+    lines = [
+        f"cgroup2 {tmp_path}/unified cgroup2 rw",
+        f"cgroup {tmp_path}/memory cgroup rw,memory",
+        f"cgroup {tmp_path}/pids cgroup rw,pids",
+    ]
+    mounts, own = _fake(tmp_path, lines, ["8:pids:/", "4:memory:/x", "0::/"])
+    found = find(mounts, own)
+    assert found is not None and found.version == 1
+    assert found.folders == (f"{tmp_path}/memory/x/bones", f"{tmp_path}/pids/bones")
+    mounts, own = _fake(tmp_path, lines[:2], ["4:memory:/x", "0::/"])
+    assert find(mounts, own) is None  # no pids hierarchy: rlimits only
+    both = [f"cgroup {tmp_path}/memory cgroup rw,memory,pids"]  # mounted together
+    mounts, own = _fake(tmp_path, both, ["4:memory,pids:/x"])
+    found = find(mounts, own)
+    assert found is not None and found.folders == (f"{tmp_path}/memory/x/bones",)
+    assert found.memory == found.pids
+    group = Cgroup(found, 1 << 20, 4)  # one folder, both controllers' files in it
+    (folder,) = group.folders
+    assert sorted(os.listdir(folder)) == ["memory.limit_in_bytes", "pids.max"]
+    for name in os.listdir(folder):
+        os.remove(os.path.join(folder, name))
+    group.close()
+    assert not os.path.exists(folder)
+    assert find(str(tmp_path / "none"), own) is None
+
+
+@needs_bwrap
+def test_match_sandbox_says_which_limits_are_in_force(tmp_path, capsys, monkeypatch):
+    from bones.cli import main
+    from bones.protocol import sandbox
+
+    journal = str(tmp_path / "m.jsonl")
+    argv = ["match", "random", "greedy", "--games", "2", "--sandbox", "--sandbox-memory", "200"]
+    assert main([*argv, "--journal", journal, "--progress", "never"]) == 0
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("bones: sandbox")]
+    assert len(lines) == 1
+    assert "address space 200 MiB per process" in lines[0]
+    assert lines[0].endswith("; seccomp filter (libseccomp)")
+    found = _hierarchy()
+    if found is not None:
+        assert f"cgroup v{found.version} (" in lines[0]
+        assert "memory 200 MiB and 256 processes per bot" in lines[0]
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: None)  # a machine without cgroups
+    text = sandbox.limits(SandboxPolicy(memory_mb=200))
+    assert "no writable cgroup hierarchy with memory and pids: no cgroup limits" in text
+    assert ("256 processes of uid 65534 (RLIMIT_NPROC)" in text) == (os.geteuid() == 0)
+    argv = wrap([sys.executable, "-c", "pass"], cwd="/")
+    assert argv[0].endswith("bwrap") and ("--nproc=256" in argv) == (os.geteuid() == 0)
+
+
+@needs_cgroup
+def test_a_machine_without_the_cgroup_the_command_asks_for_cannot_start_it(monkeypatch):
+    from bones.protocol import sandbox
+    from bones.protocol.client import ExternalBot, ExternalBotError
+
+    command = wrap([sys.executable, "-c", "pass"], cwd="/")  # asks for a cgroup
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: None)  # a dask worker without one
+    with pytest.raises(
+        ExternalBotError, match="could not start the sandbox: .* no writable cgroup"
+    ):
+        ExternalBot(command)

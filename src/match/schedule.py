@@ -57,7 +57,8 @@ class MatchConfig:
     process over the bones-bot protocol (``python -m bones.protocol.server SPEC``);
     ``sandbox``: every bot runs as a child process (``isolate`` for the in-process ones)
     inside bubblewrap, a fresh process for every game (:mod:`bones.protocol.sandbox`),
-    with ``sandbox_memory`` MiB of address space each (``None``: the default, 1024);
+    with ``sandbox_memory`` MiB of address space each, and of memory for each bot's
+    process tree where it has a cgroup (``None``: the default, 1024);
     ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none);
     ``bot_logs``: a folder where the stderr of each bot that runs as a child process is
     kept, one file per game and seat (``game-ID-seat-S.log``, at most

@@ -222,6 +222,12 @@ def _close_all() -> None:  # pragma: no cover - runs at interpreter exit
             bot.close(grace=0.1)
 
 
+def _sandboxed(command: Sequence[str]) -> bool:
+    """Whether ``command`` is one of :func:`bones.protocol.sandbox.wrap` (bubblewrap,
+    after the cgroup request if any)."""
+    return "--" in command and any(os.path.basename(arg) == "bwrap" for arg in command[:2])
+
+
 class ExternalBot(Bot):
     """A bot that runs as the child process ``command`` (a list of arguments; no shell)
     and speaks the bones-bot protocol (docs/protocol.md) on its stdin and stdout.
@@ -304,6 +310,7 @@ class ExternalBot(Bot):
         self._encoder = ObservationEncoder(self._packer)
         self._request = 0
         self._window: float = 0.0  # the seconds of the current deadline, for messages
+        self._launch: Any = None  # a sandboxed bot's Launch (its filter, its cgroup)
         if start:
             self.start()
 
@@ -340,7 +347,7 @@ class ExternalBot(Bot):
 
     def _label(self) -> str:
         program = self.command[0]
-        if os.path.basename(program) == "bwrap" and "--" in self.command:  # --sandbox
+        if _sandboxed(self.command):  # the bot's own program: after bwrap's last "--"
             program = self.command[len(self.command) - self.command[::-1].index("--")]
         name = self.info.name if self.info is not None else os.path.basename(program)
         pid = f" (pid {self._proc.pid})" if self._proc is not None else ""
@@ -376,10 +383,16 @@ class ExternalBot(Bot):
         self._request = 0
         self._reader = FrameReader(self.max_frame)
         command, extra = list(self.command), list[int]()
-        if "--seccomp" in command:  # a sandbox's filter: handed to bwrap through a pipe
-            from .sandbox import open_filter
+        if _sandboxed(command):  # its seccomp filter in a file for bwrap, its cgroup made
+            from .sandbox import Launch, SandboxError
 
-            command, extra = open_filter(command)
+            try:
+                self._launch = Launch(command)
+            except SandboxError as exc:
+                error = ExternalBotError(self.seat, f"could not start the sandbox: {exc}", "crash")
+                self.fault = error
+                raise error from None
+            command, extra = self._launch.argv, self._launch.fds
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -396,13 +409,14 @@ class ExternalBot(Bot):
                 cwd=self.cwd,
             )
         except (OSError, ValueError) as exc:
-            for fd in (in_r, in_w, out_r, out_w, err_r, err_w, *extra):
+            for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
+            self._unjail()
             error = ExternalBotError(self.seat, f"could not start {self.command!r}: {exc}", "crash")
             self.fault = error
             raise error from None
-        for fd in extra:  # the child has its copy
-            os.close(fd)
+        if self._launch is not None:  # the child has its copy of the filter's file
+            self._launch.started()
         self._started = time.monotonic()
         for fd in (in_r, out_w, err_w):
             os.close(fd)
@@ -493,9 +507,16 @@ class ExternalBot(Bot):
         with contextlib.suppress(OSError):
             proc.kill()
         proc.wait()
+        self._unjail()
         if self._stderr is not None:
             self._stderr.join(0.5)
         return exited
+
+    def _unjail(self) -> None:
+        """A sandboxed bot's end: what is left in its cgroup killed, the cgroup removed."""
+        if self._launch is not None:
+            self._launch.close()
+            self._launch = None
 
     def __enter__(self) -> ExternalBot:
         return self

@@ -6,38 +6,49 @@ and UTS namespaces (a private ``/proc`` that shows only the sandbox, no network)
 session, killed with its parent, a private size-limited ``/tmp``, a read-only root that
 holds only the system's programs and libraries (``/usr`` and its ``/bin``, ``/lib``
 links, a few files of ``/etc``), the bot's own files (the paths its command names) and,
-for a Python bot, its Python installation and the bones package.  Bubblewrap loads a
-seccomp filter (:func:`seccomp_filter`, x86_64) that refuses the system calls a bot
+for a Python bot, its Python installation and the bones package.  Bubblewrap sets
+no_new_privs and loads a seccomp filter that libseccomp builds for this architecture
+(:func:`seccomp_filter`, through ``pyseccomp``) and that refuses the system calls a bot
 never needs.  Inside, ``prlimit`` sets the rlimits (address space, file size, open
-files, no core; processes when the bot has a uid of its own) before the bot starts.
-Run by root, the bot runs as uid and gid 65534 (``setpriv``); run by another user, as
-that user in a user namespace.
+files, no core) before the bot starts.  Where a writable cgroup hierarchy has the
+memory and pids controllers, each bot's process tree runs in a cgroup of its own
+(:mod:`bones.protocol.cgroup`: memory and processes of the whole tree), made by
+:class:`Launch` before bubblewrap starts and removed when the bot ends; elsewhere a root
+runner's bots get RLIMIT_NPROC instead.  Run by root, the bot runs as uid and gid 65534
+(``setpriv``); run by another user, as that user in a user namespace.
 
-The tool is bubblewrap, the sandbox of Flatpak, packaged by every distribution; bones
-only chooses its options.  Without it :func:`find_bwrap` raises :class:`SandboxError`
-saying how to install it: a sandbox that was asked for never silently goes missing.
+The tools are bubblewrap, the sandbox of Flatpak, and libseccomp, packaged by every
+distribution; bones only chooses their options.  Without them :func:`find_bwrap` and
+:func:`seccomp_filter` raise :class:`SandboxError` saying what to install: a sandbox that
+was asked for never silently goes missing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import functools
 import os
-import platform
 import re
 import shutil
-import struct
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import OptionError
+from . import cgroup
+from .cgroup import Hierarchy
 
 __all__ = [
+    "Launch",
     "SandboxError",
     "SandboxPolicy",
     "check",
     "find_bwrap",
-    "open_filter",
+    "limits",
     "seccomp_filter",
     "wrap",
 ]
@@ -69,13 +80,17 @@ class SandboxError(OptionError):
 
 @dataclass(frozen=True)
 class SandboxPolicy:
-    """The limits of a sandboxed bot.  ``memory_mb``: its address space (RLIMIT_AS);
+    """The limits of a sandboxed bot.  ``memory_mb``: the address space of each of its
+    processes (RLIMIT_AS), and the memory of its whole tree where it has a cgroup;
     ``file_mb``: the largest file it may write (RLIMIT_FSIZE); ``tmp_mb``: the size of its
-    private ``/tmp``; ``processes``: RLIMIT_NPROC, set only when the bot runs as a uid of
-    its own (``uid``/``gid``, when the runner is root: the limit counts every process of
-    that uid); ``open_files``: RLIMIT_NOFILE; ``read_only``: more paths bound read-only
-    (a bot's data); ``bwrap``: the program (None: ``bwrap`` on PATH); ``seccomp``: load
-    :func:`seccomp_filter` (x86_64 only)."""
+    private ``/tmp``; ``processes``: the processes and threads of the bot's tree
+    (``pids.max`` of its cgroup; without a cgroup, RLIMIT_NPROC, set only when the bot
+    runs as a uid of its own: ``uid``/``gid``, when the runner is root; that limit counts
+    every process of the uid); ``open_files``: RLIMIT_NOFILE; ``read_only``: more paths
+    bound read-only (a bot's data); ``bwrap``: the program (None: ``bwrap`` on PATH);
+    ``seccomp``: load :func:`seccomp_filter`; ``cgroup``: put the bot's tree in a cgroup
+    of its own (``memory_mb`` for the whole tree, ``processes``) where a writable
+    hierarchy exists (:mod:`bones.protocol.cgroup`)."""
 
     memory_mb: int = 1024
     file_mb: int = 16
@@ -87,118 +102,194 @@ class SandboxPolicy:
     read_only: tuple[str, ...] = ()
     bwrap: str | None = None
     seccomp: bool = True
+    cgroup: bool = True
 
 
-# -- the seccomp filter (x86_64) ---------------------------------------------------------
+# -- the seccomp filter (libseccomp) -----------------------------------------------------
 
-#: System calls a bot never needs, each answered EPERM (x86_64 numbers): tracing and
-#: reading other processes, new namespaces, mounts, kernel modules and keys, BPF, perf,
-#: io_uring, userfaultfd, clocks, swap, reboot.
-DENIED_SYSCALLS = {
-    "ptrace": 101,
-    "process_vm_readv": 310,
-    "process_vm_writev": 311,
-    "unshare": 272,
-    "setns": 308,
-    "mount": 165,
-    "umount2": 166,
-    "pivot_root": 155,
-    "chroot": 161,
-    "open_by_handle_at": 304,
-    "name_to_handle_at": 303,
-    "kexec_load": 246,
-    "kexec_file_load": 320,
-    "init_module": 175,
-    "finit_module": 313,
-    "delete_module": 176,
-    "add_key": 248,
-    "request_key": 249,
-    "keyctl": 250,
-    "bpf": 321,
-    "perf_event_open": 298,
-    "userfaultfd": 323,
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "acct": 163,
-    "swapon": 167,
-    "swapoff": 168,
-    "reboot": 169,
-    "settimeofday": 164,
-    "clock_settime": 227,
-    "clock_adjtime": 305,
-    "adjtimex": 159,
-    "quotactl": 179,
-    "lookup_dcookie": 212,
-    "move_pages": 279,
-    "migrate_pages": 256,
-}
-_AUDIT_ARCH_X86_64 = 0xC000003E
-_CLONE, _CLONE3, _SOCKET = 56, 435, 41
+#: System calls a bot never needs, each answered EPERM: tracing and reading other
+#: processes, new namespaces, mounts, kernel modules and keys, BPF, perf, io_uring,
+#: userfaultfd, clocks, swap, reboot.  (``kill`` needs no rule: in its PID namespace a bot
+#: sees no process outside the sandbox to signal.)
+DENIED_SYSCALLS = (
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "add_key",
+    "request_key",
+    "keyctl",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "acct",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "quotactl",
+    "lookup_dcookie",
+    "move_pages",
+    "migrate_pages",
+)
+SECCOMP_HINT = (
+    "install pyseccomp (pip install 'bones[sandbox]') and libseccomp "
+    "(apt-get install libseccomp2, dnf install libseccomp, pacman -S libseccomp)"
+)
 _CLONE_NEWUSER = 0x10000000
 _AF_UNIX = 1
-_RET_ALLOW = 0x7FFF0000
-_RET_KILL_PROCESS = 0x80000000
-_RET_EPERM = 0x00050000 | 1
-_RET_ENOSYS = 0x00050000 | 38
-# classic BPF: ld/jeq/jset/ret with constants
-_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 _PLACEHOLDER = "bones-seccomp:"
+_CGROUP = "bones-cgroup:"
 
 
-def seccomp_filter() -> bytes | None:
-    """The compiled seccomp program bubblewrap loads (``--seccomp FD``) before the bot
-    starts: another architecture's calls kill the process, :data:`DENIED_SYSCALLS`,
-    ``clone`` with ``CLONE_NEWUSER`` and ``socket`` of any family but ``AF_UNIX`` are
-    EPERM, ``clone3`` is ENOSYS (its flags are out of a filter's reach; the C library
-    then uses ``clone``), the rest is allowed.  ``None`` off x86_64: no filter."""
-    if platform.machine() not in ("x86_64", "AMD64"):
-        return None
-    prog: list[tuple[int, int, int, int]] = []
-
-    def op(code: int, k: int, jt: int = 0, jf: int = 0) -> None:
-        prog.append((code, jt, jf, k))
-
-    op(_LD_W_ABS, 4)  # seccomp_data.arch
-    op(_JEQ_K, _AUDIT_ARCH_X86_64, 1, 0)
-    op(_RET_K, _RET_KILL_PROCESS)
-    op(_LD_W_ABS, 0)  # seccomp_data.nr
-    op(_JGE_K, 0x40000000, 0, 1)  # the x32 ABI
-    op(_RET_K, _RET_EPERM)
-    for number in sorted(DENIED_SYSCALLS.values()):
-        op(_JEQ_K, number, 0, 1)
-        op(_RET_K, _RET_EPERM)
-    op(_JEQ_K, _CLONE3, 0, 1)
-    op(_RET_K, _RET_ENOSYS)
-    op(_JEQ_K, _CLONE, 0, 4)
-    op(_LD_W_ABS, 16)  # seccomp_data.args[0], its low 32 bits: clone's flags
-    op(_JSET_K, _CLONE_NEWUSER, 0, 1)
-    op(_RET_K, _RET_EPERM)
-    op(_RET_K, _RET_ALLOW)
-    op(_JEQ_K, _SOCKET, 0, 3)
-    op(_LD_W_ABS, 16)  # socket's family
-    op(_JEQ_K, _AF_UNIX, 1, 0)
-    op(_RET_K, _RET_EPERM)
-    op(_RET_K, _RET_ALLOW)
-    return b"".join(struct.pack("<HBBI", *ins) for ins in prog)
+def _libseccomp() -> Any:
+    """The ``pyseccomp`` module (libseccomp through ctypes); :class:`SandboxError` saying
+    what to install if it or the library is missing."""
+    try:
+        import pyseccomp
+    except ImportError:
+        raise SandboxError(
+            f"--sandbox needs pyseccomp (its seccomp filter); {SECCOMP_HINT}"
+        ) from None
+    except (OSError, RuntimeError) as exc:  # pyseccomp loads libseccomp.so.2 on import
+        raise SandboxError(f"--sandbox needs libseccomp ({exc}); {SECCOMP_HINT}") from None
+    return pyseccomp
 
 
-def open_filter(argv: Sequence[str]) -> tuple[list[str], list[int]]:
-    """``argv`` with the seccomp program that :func:`wrap` put in it as text turned into
-    the read end of a pipe that holds it (for ``bwrap --seccomp FD``), and the file
-    descriptors to pass to the child and close after it started."""
-    out, fds = list(argv), []
-    for index, arg in enumerate(out):
-        if index and out[index - 1] == "--seccomp" and arg.startswith(_PLACEHOLDER):
-            data = bytes.fromhex(arg[len(_PLACEHOLDER) :])
-            read, write = os.pipe()
-            try:
-                os.write(write, data)  # a few hundred bytes: within the pipe's buffer
-            finally:
-                os.close(write)
-            fds.append(read)
-            out[index] = str(read)
-    return out, fds
+@functools.lru_cache(maxsize=1)
+def seccomp_filter() -> bytes:
+    """The seccomp program bubblewrap loads (``--seccomp FD``, after setting
+    no_new_privs) before the bot starts, built by libseccomp for this machine's
+    architecture: :data:`DENIED_SYSCALLS`, ``clone`` with ``CLONE_NEWUSER`` and
+    ``socket`` of any family but ``AF_UNIX`` are EPERM, ``clone3`` is ENOSYS (its flags
+    are out of a filter's reach; the C library then uses ``clone``), a call of another
+    architecture (the x32 ABI on x86_64) kills the process, the rest is allowed.
+    :class:`SandboxError` without pyseccomp or libseccomp."""
+    sc = _libseccomp()
+    rules = sc.SyscallFilter(sc.ALLOW)
+    rules.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
+    eperm = sc.ERRNO(errno.EPERM)
+    for name in DENIED_SYSCALLS:
+        if sc.resolve_syscall(sc.Arch.NATIVE, name) == -1:
+            continue  # a call this libseccomp does not know: no kernel it runs on has it
+        rules.add_rule(eperm, name)
+    flags = 1 if sc.system_arch() in (sc.Arch.S390, sc.Arch.S390X) else 0  # clone's flags
+    rules.add_rule(eperm, "clone", sc.Arg(flags, sc.MASKED_EQ, _CLONE_NEWUSER, _CLONE_NEWUSER))
+    rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(eperm, "socket", sc.Arg(0, sc.NE, _AF_UNIX))
+    with tempfile.TemporaryFile() as f:
+        rules.export_bpf(f)
+        f.seek(0)
+        return f.read()
+
+
+@functools.lru_cache(maxsize=1)
+def _hierarchy() -> Hierarchy | None:
+    """The cgroup hierarchy of this machine the bots' cgroups go in (None: rlimits only)."""
+    return cgroup.find()
+
+
+def limits(policy: SandboxPolicy | None = None) -> str:
+    """One line saying which limits :func:`wrap` puts in force here (for the match's
+    log): the rlimits, the cgroup limits if a writable hierarchy exists, the filter."""
+    policy = policy or SandboxPolicy()
+    text = (
+        f"sandbox limits: rlimits (address space {policy.memory_mb} MiB per process, "
+        f"files {policy.file_mb} MiB, {policy.open_files} open files, /tmp {policy.tmp_mb} MiB)"
+    )
+    hierarchy = _hierarchy() if policy.cgroup else None
+    if hierarchy is not None:
+        text += (
+            f"; {hierarchy.describe()}: memory {policy.memory_mb} MiB and "
+            f"{policy.processes} processes per bot"
+        )
+    else:
+        if os.geteuid() == 0:
+            text += f"; {policy.processes} processes of uid {policy.uid} (RLIMIT_NPROC)"
+        text += "; no writable cgroup hierarchy with memory and pids: no cgroup limits"
+    if policy.seccomp:
+        text += "; seccomp filter (libseccomp)"
+    return text
+
+
+class Launch:
+    """What it takes to start a command of :func:`wrap`: :attr:`argv` with the seccomp
+    program in a memory file whose descriptor is in :attr:`fds` (pass them to the child,
+    then call :meth:`started`), and, where the command asks for one and a writable
+    hierarchy exists, the bot's :attr:`cgroup`, made before the start: the command
+    begins with ``sh -c`` writing the shell's pid into the cgroup and becoming bubblewrap
+    (``exec``), so bubblewrap and everything it starts is in the cgroup.  :meth:`close`
+    after the bot ended: kills what is left in the cgroup and removes it.
+    :class:`SandboxError` if the cgroup cannot be made."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.argv = list(argv)
+        self.fds: list[int] = []
+        self.cgroup: cgroup.Cgroup | None = None
+        try:
+            if self.argv and self.argv[0].startswith(_CGROUP):
+                self._jail(self.argv.pop(0)[len(_CGROUP) :])
+            for index, arg in enumerate(self.argv):
+                if index and self.argv[index - 1] == "--seccomp" and arg.startswith(_PLACEHOLDER):
+                    fd = os.memfd_create("bones-seccomp", os.MFD_CLOEXEC)
+                    self.fds.append(fd)
+                    os.write(fd, bytes.fromhex(arg[len(_PLACEHOLDER) :]))
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    self.argv[index] = str(fd)
+        except BaseException:
+            self.close()
+            raise
+
+    def _jail(self, spec: str) -> None:
+        values = dict(item.partition("=")[::2] for item in spec.split(","))
+        hierarchy = _hierarchy()
+        if hierarchy is None:  # wrap() found one: the machine that runs the bot should too
+            raise SandboxError(
+                "--sandbox: the bot's command asks for a cgroup, but this machine has no "
+                "writable cgroup hierarchy with memory and pids (not the runner's machine?)"
+            )
+        try:
+            self.cgroup = cgroup.Cgroup(hierarchy, int(values["memory"]), int(values["pids"]))
+        except OSError as exc:
+            raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
+        # the shell's pid is bubblewrap's after exec: every process of the bot is inside
+        script = 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done'
+        script += '; shift; exec "$@"'
+        self.argv = [_tool("sh"), "-c", script, "bones-cgroup", *self.cgroup.procs, "--"] + [
+            *self.argv
+        ]
+
+    def started(self) -> None:
+        """Close this process's copies of :attr:`fds` (the child has its own)."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds = []
+
+    def close(self) -> None:
+        """:meth:`started`, and kill and remove the cgroup.  Idempotent."""
+        self.started()
+        if self.cgroup is not None:
+            self.cgroup.close()
+            self.cgroup = None
 
 
 def find_bwrap(policy: SandboxPolicy | None = None) -> str:
@@ -463,9 +554,8 @@ def wrap(
         env["PYTHONPATH"] = ":".join(dict.fromkeys(pythonpath))
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    bpf = seccomp_filter() if policy.seccomp else None
-    if bpf is not None:  # a pipe that holds it, at the start (open_filter)
-        argv += ["--seccomp", _PLACEHOLDER + bpf.hex()]
+    if policy.seccomp:  # a memory file that holds it, at the start (Launch)
+        argv += ["--seccomp", _PLACEHOLDER + seccomp_filter().hex()]
     if root:  # bwrap keeps CAP_SETUID/SETGID for setpriv alone, which drops them all
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
         argv += [
@@ -485,22 +575,26 @@ def wrap(
         f"--nofile={policy.open_files}",
         "--core=0",
     ]
-    if root:
+    jailed = policy.cgroup and _hierarchy() is not None
+    if root and not jailed:  # a cgroup's pids.max counts the bot's own tree alone
         argv.append(f"--nproc={policy.processes}")
+    if jailed:  # Launch makes the cgroup and starts bubblewrap in it
+        argv.insert(0, f"{_CGROUP}memory={policy.memory_mb * _MB},pids={policy.processes}")
     return [*argv, "--", *command]
 
 
 def check(policy: SandboxPolicy | None = None, timeout: float = 10.0) -> None:
     """Run ``true`` in the sandbox once: :class:`SandboxError` with bwrap's own message
     if this system cannot make it (no user namespaces, no permission to mount)."""
-    argv, fds = open_filter(wrap([_tool("true")], policy))
+    job = Launch(wrap([_tool("true")], policy))
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, pass_fds=fds)
+        done = subprocess.run(
+            job.argv, capture_output=True, timeout=timeout, check=False, pass_fds=job.fds
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxError(f"--sandbox: bubblewrap could not run: {exc}") from None
     finally:
-        for fd in fds:
-            os.close(fd)
+        job.close()
     if done.returncode != 0:
         text = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = text[-1] if text else f"exit status {done.returncode}"

@@ -18,6 +18,11 @@ Modes (the attempt is made once, at the first ``game_start`` of the process):
 * ``memory``: allocate 64 MiB blocks until it fails;
 * ``fork``: start a double-forked, setsid grandchild that runs ``sleep`` forever with
   ARG (a token) in its command line, so that the test can look for it afterwards;
+* ``forkbomb``: fork children that sleep until a fork fails (2000 at most), report how
+  many it made, then kill them;
+* ``hog``: start two children that hold ARG/6 MiB each, then allocate 16 MiB blocks until
+  it holds ARG MiB itself (the sandbox's memory limit: the address space of one process;
+  together they go past the tree's cgroup limit of the same size);
 * ``signals``: send SIGSTOP and SIGKILL to every other process it can see, and signal
   0 to the pid ARG (the runner's, as if it had learnt it);
 * ``syscalls``: call ``ptrace``, ``unshare(CLONE_NEWUSER)``, ``keyctl``, ``bpf`` and
@@ -193,6 +198,47 @@ def attack_fork():
     finding(attempt="fork", ok=True, seen=seen)
 
 
+def attack_forkbomb():
+    children, err = [], None
+    while len(children) < 2000:
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            err = error(exc)
+            break
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+    finding(attempt="forkbomb", forks=len(children), error=err)
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def attack_hog():
+    limit = int(ARG) << 20
+    ready_r, ready_w = os.pipe()
+    for _ in range(2):
+        if os.fork() == 0:
+            block = bytearray(b"\x01") * (limit // 6)  # written: resident, not just mapped
+            os.write(ready_w, b"k")
+            time.sleep(60)
+            del block
+            os._exit(0)
+    read = b""
+    while len(read) < 2:
+        read += os.read(ready_r, 2 - len(read))
+    blocks = []
+    try:
+        while 16 * len(blocks) < int(ARG):
+            blocks.append(bytearray(b"\x01") * (16 << 20))
+        finding(attempt="hog", ok=True, mb=16 * len(blocks))
+    except MemoryError:
+        finding(attempt="hog", ok=False, mb=16 * len(blocks))
+    del blocks
+
+
 def attack_signals():
     me = os.getpid()
     for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
@@ -251,6 +297,8 @@ ATTACKS = {
     "filltmp": attack_filltmp,
     "memory": attack_memory,
     "fork": attack_fork,
+    "forkbomb": attack_forkbomb,
+    "hog": attack_hog,
     "signals": attack_signals,
     "syscalls": attack_syscalls,
 }

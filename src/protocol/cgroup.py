@@ -1,0 +1,239 @@
+"""Control groups for sandboxed bots (``bones match --sandbox``, docs/contest.md): each
+bot process tree in a cgroup of its own, with a memory limit for the whole tree and a
+limit on its number of processes, killed as a whole and removed when the bot ends.
+
+:func:`find` looks for a hierarchy this process may write: cgroup v2 (the runner's own
+cgroup, when bones may enable the ``memory`` and ``pids`` controllers for sub-groups
+there), else cgroup v1 (the ``memory`` and ``pids`` hierarchies, under the runner's own
+cgroup in each).  Every bot cgroup is made under ``bones/`` there, so the runner's own
+limits still bound it.  :class:`Cgroup` makes one (``memory.max``, ``memory.swap.max``
+0, ``memory.oom.group`` 1, ``pids.max``; on v1 ``memory.limit_in_bytes``,
+``memory.memsw.limit_in_bytes`` where swap is accounted, ``pids.max``); the sandbox's
+launcher writes its own pid into each ``cgroup.procs`` and then becomes bubblewrap
+(:func:`bones.protocol.sandbox.launch`), so the bot and all its children are in it from
+their first instruction.  Where none is writable, the rlimits alone apply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+__all__ = ["Cgroup", "Hierarchy", "find"]
+
+_MOUNTS = "/proc/self/mounts"
+_OWN = "/proc/self/cgroup"
+_PARENT = "bones"
+_COUNTER = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Where the bots' cgroups are made: ``version`` 1 or 2; ``memory``, ``pids``: the
+    parent folder of the bots' cgroups in the hierarchy of each controller (the same
+    one for v2, and for v1 where the two are mounted together)."""
+
+    version: int
+    memory: str
+    pids: str
+
+    @property
+    def folders(self) -> tuple[str, ...]:
+        """The parent folders, each once."""
+        return tuple(dict.fromkeys((self.memory, self.pids)))
+
+    def describe(self) -> str:
+        return f"cgroup v{self.version} ({', '.join(self.folders)})"
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _write_if(path: str, text: str) -> None:
+    """Write a control file the kernel may not have (an older one, swap not accounted)."""
+    if os.path.exists(path):
+        _write(path, text)
+
+
+def _mounts(mounts: str) -> list[tuple[str, str, set[str]]]:
+    """``(mount point, type, options)`` of the cgroup file systems."""
+    out = []
+    for line in _read(mounts).splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[2] in ("cgroup", "cgroup2"):
+            point = fields[1].replace("\\040", " ")
+            out.append((point, fields[2], set(fields[3].split(","))))
+    return out
+
+
+def _own(own: str) -> dict[str, str]:
+    """This process's cgroup in each hierarchy: controller -> path (``""``: cgroup v2)."""
+    out: dict[str, str] = {}
+    for line in _read(own).splitlines():
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            out[name] = path
+    return out
+
+
+def _inside(point: str, path: str) -> str:
+    return os.path.join(point, path.lstrip("/"))
+
+
+def _v2(point: str, path: str) -> Hierarchy | None:
+    """The v2 hierarchy at ``point`` if memory and pids can be given to sub-groups of
+    this process's cgroup ``path`` there (else None)."""
+    base = _inside(point, path)
+    try:
+        if not {"memory", "pids"} <= set(_read(os.path.join(base, "cgroup.controllers")).split()):
+            return None
+        parent = os.path.join(base, _PARENT)
+        # a cgroup that holds processes cannot give controllers to sub-groups (the "no
+        # internal processes" rule of v2): this fails unless bones may do it here
+        _write(os.path.join(base, "cgroup.subtree_control"), "+memory +pids")
+        os.makedirs(parent, exist_ok=True)
+        _write(os.path.join(parent, "cgroup.subtree_control"), "+memory +pids")
+    except OSError:
+        return None
+    return Hierarchy(2, parent, parent)
+
+
+def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarchy | None:
+    folders = []
+    for controller in ("memory", "pids"):
+        point = next(
+            (m for m, kind, opts in mounts if kind == "cgroup" and controller in opts), None
+        )
+        if point is None:
+            return None
+        folder = os.path.join(_inside(point, own.get(controller, "/")), _PARENT)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError:  # read-only, or not ours
+            return None
+        if not os.access(folder, os.W_OK):
+            return None
+        folders.append(folder)
+    return Hierarchy(1, folders[0], folders[1])
+
+
+def find(mounts: str = _MOUNTS, own: str = _OWN) -> Hierarchy | None:
+    """The cgroup hierarchy for the bots' cgroups, or None if this process may write
+    none with the memory and pids controllers (``mounts``, ``own``: the files read, for
+    tests)."""
+    try:
+        table = _mounts(mounts)
+        paths = _own(own)
+    except (OSError, ValueError):
+        return None
+    for point, kind, _ in table:
+        if kind == "cgroup2" and "" in paths:
+            found = _v2(point, paths[""])
+            if found is not None:
+                return found
+    return _v1(table, paths)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _sweep(folder: str) -> None:
+    """Remove the empty cgroups a runner that was killed (SIGKILL) left: theirs are named
+    after its pid."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            pid, dash, _ = name.partition("-")
+            if not (dash and pid.isdigit()) or int(pid) == os.getpid() or _alive(int(pid)):
+                continue
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                # a minute old at least: not one another runner (in another PID
+                # namespace, where its pid means nothing here) is about to fill
+                if time.time() - os.stat(path).st_mtime > 60:
+                    os.rmdir(path)
+
+
+class Cgroup:
+    """A bot's cgroup in ``hierarchy``: at most ``memory`` bytes of memory for all its
+    processes together (no swap) and at most ``pids`` processes and threads.  Made by the
+    constructor (:class:`OSError` if it cannot be); :attr:`procs` are the files the
+    launcher writes its pid into; :meth:`close` kills what is left in it and removes it."""
+
+    def __init__(self, hierarchy: Hierarchy, memory: int, pids: int) -> None:
+        self.hierarchy = hierarchy
+        name = f"{os.getpid()}-{next(_COUNTER)}-{time.monotonic_ns()}"
+        self.folders: list[str] = []
+        try:
+            for parent in hierarchy.folders:
+                _sweep(parent)
+                folder = os.path.join(parent, name)
+                os.mkdir(folder)
+                self.folders.append(folder)
+            mem = os.path.join(hierarchy.memory, name)
+            if hierarchy.version == 2:
+                _write(os.path.join(mem, "memory.max"), str(memory))
+                _write_if(os.path.join(mem, "memory.swap.max"), "0")  # swap accounted
+                _write_if(os.path.join(mem, "memory.oom.group"), "1")  # Linux 4.19
+            else:
+                _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory))
+                _write_if(os.path.join(mem, "memory.memsw.limit_in_bytes"), str(memory))
+            _write(os.path.join(hierarchy.pids, name, "pids.max"), str(pids))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def procs(self) -> list[str]:
+        return [os.path.join(folder, "cgroup.procs") for folder in self.folders]
+
+    def pids(self) -> list[int]:
+        """The processes in the cgroup (all hierarchies)."""
+        out: set[int] = set()
+        for path in self.procs:
+            with contextlib.suppress(OSError):
+                out.update(int(p) for p in _read(path).split())
+        return sorted(out)
+
+    def close(self, wait: float = 2.0) -> None:
+        """SIGKILL every process in the cgroup (again, until none is left, for one that
+        forked meanwhile), then remove its folders.  Idempotent."""
+        deadline = time.monotonic() + wait
+        pause = 0.0005
+        while self.folders:
+            if self.hierarchy.version == 2:
+                with contextlib.suppress(OSError):  # Linux 5.14: the kernel kills them all
+                    _write_if(os.path.join(self.folders[0], "cgroup.kill"), "1")
+            for pid in self.pids():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            for folder in list(self.folders):
+                try:
+                    os.rmdir(folder)
+                except FileNotFoundError:
+                    pass
+                except OSError:  # EBUSY: a process in it is still dying
+                    continue
+                self.folders.remove(folder)
+            if self.folders:
+                if time.monotonic() > deadline:
+                    return  # left for _sweep of a later run (an unkillable process)
+                time.sleep(pause)  # short at first: the last process is usually exiting
+                pause = min(pause * 2, 0.02)
