@@ -145,19 +145,19 @@ def test_every_step_draws_what_its_own_svg_draws(records, variant, seat):
 
 def test_the_page_of_a_ten_round_chicken_foot_game_is_small(records):
     """Drawn whole at every step, as the page did before, the 340 steps of this game took
-    4.49 MB (the sum of the steps' SVGs: 5.3 MB).  Now a step adds about 1.2 KB: its
-    explanation, the edits of its list of pieces and the few pieces new at it (the status
-    lines, a hand's label, the place of a tile that moved)."""
+    4,488,776 bytes (the sum of the steps' SVGs: 5.3 MB); now 315,360.  A step adds about
+    0.9 KB: its explanation, the edits of its list of pieces and the few pieces new at it
+    (the status lines' words, a hand's label, the place of a tile that moved)."""
     record = records["chicken-foot"][1]
     steps = replay_steps(record)
     page = replay_html(record)
     whole = sum(len(render_train_frame(s.frame)) for s in steps)
     assert len(steps) >= 300, len(steps)
-    assert len(page) <= 600_000, len(page)  # was 4,488,776 bytes
-    assert len(page) <= 20_000 + 1_500 * len(steps), (len(page), len(steps))
-    assert len(page) * 10 <= whole, (len(page), whole)
+    assert len(page) <= 400_000, len(page)  # 11 times smaller at least
+    assert len(page) <= 20_000 + 1_100 * len(steps), (len(page), len(steps))
+    assert len(page) * 12 <= whole, (len(page), whole)
     mexican = replay_html(records["mexican-train"][1])
-    assert len(mexican) <= 1_500_000, len(mexican)  # was 24,934,547 bytes
+    assert len(mexican) <= 900_000, len(mexican)  # was 24,934,547 bytes
 
 
 def test_the_page_is_deterministic_and_self_contained(records, tmp_path):

@@ -270,7 +270,12 @@ def _numeral(cx: float, cy: float, value: int, half: float) -> str:
     )
 
 
-def _tile(
+def _tile(*args: Any, **kw: Any) -> str:
+    """A tile (see :func:`_tile_parts`) as one string."""
+    return "".join(_tile_parts(*args, **kw))
+
+
+def _tile_parts(
     x: float,
     y: float,
     first: int,
@@ -282,8 +287,9 @@ def _tile(
     label: str = "",
     extra: str = "",
     face_up: bool = True,
-) -> str:
-    """A tile with its top-left corner at ``(x, y)``: ``first`` on the left (or top)."""
+) -> list[str]:
+    """A tile with its top-left corner at ``(x, y)``: ``first`` on the left (or top); in
+    three pieces, the group with the tile's name, its face and the group's end."""
     w, h = (half, 2 * half) if vertical else (2 * half, half)
     attrs = f"class='{cls}'"
     if label:
@@ -307,9 +313,10 @@ def _tile(
             )
             body += _numeral(x + half / 2, y + half / 2, first, half)
             body += _numeral(x + 1.5 * half, y + half / 2, second, half)
-    if label:
-        body = f"<title>{escape(label)}</title>" + body
-    return f"<g {attrs}{extra}>{body}</g>"
+    title = f"<title>{escape(label)}</title>" if label else ""
+    # the face apart from the group naming the tile: the same face serves every seat's
+    # tile, in a replay's pieces
+    return [f"<g {attrs}{extra}>{title}", body, "</g>"]
 
 
 def _ring(box: Box, colour: str = _PENDING) -> str:
@@ -360,19 +367,26 @@ def _text(x: float, y: float, text: str, size: int = 12, extra: str = "") -> str
     return f"<text x='{_n(x)}' y='{_n(y)}' font-size='{size}'{extra}>{escape(text)}</text>"
 
 
+def _text_pieces(x: float, y: float, text: str, extra: str = "") -> list[str]:
+    """:func:`_text` (size 12) in three pieces: the words apart from the markup around
+    them, which a replay then stores once for every line at that place."""
+    return [f"<text x='{_n(x)}' y='{_n(y)}' font-size='12'{extra}>", escape(text), "</text>"]
+
+
 def _move(x: float, y: float) -> str:
     return f"<g transform='translate({_n(x)},{_n(y)})'>"
 
 
 def _put(
-    rel: bool, x: float, y: float, draw: Callable[..., str], *args: Any, **kw: Any
+    rel: bool, x: float, y: float, draw: Callable[..., str | list[str]], *args: Any, **kw: Any
 ) -> list[str]:
-    """The pieces of ``draw(x, y, *args, **kw)``: that one piece, or with ``rel`` (a
-    replay's pieces) the thing drawn at the origin and moved to ``(x, y)``, so that a tile
-    or a badge is the same piece wherever it stands and a replay stores it once."""
-    if not rel:
-        return [draw(x, y, *args, **kw)]
-    return [_move(x, y), draw(0, 0, *args, **kw), "</g>"]
+    """The pieces of ``draw(x, y, *args, **kw)`` (a string, or a list of pieces): as
+    drawn, or with ``rel`` (a replay's pieces) drawn at the origin and moved to ``(x, y)``,
+    so that a tile or a badge is the same piece wherever it stands and a replay stores
+    it once."""
+    drawn = draw(0, 0, *args, **kw) if rel else draw(x, y, *args, **kw)
+    pieces = [drawn] if isinstance(drawn, str) else drawn
+    return [_move(x, y), *pieces, "</g>"] if rel else pieces
 
 
 def _trains_board(
@@ -454,7 +468,7 @@ def _trains_board(
             if f.pending == target and f.to_move is not None and k == len(tiles) - 1 and double:
                 parts.append(_ring(box))
             seat = f" data-seat='{_seat_of(f, tile)}'"
-            parts += _put(rel, box.x, box.y, _tile, first, second, half, double, label=tile,
+            parts += _put(rel, box.x, box.y, _tile_parts, first, second, half, double, label=tile,
                           extra=seat)  # fmt: skip
             x += box.w + _GAP
             open_v = second
@@ -485,7 +499,9 @@ def _trains_board(
             f"stroke-width='3'/>"
         )
     e = f.engine
-    hub += _put(rel, hx, hy - half, _tile, e, e, half, True, cls="tile engine", label=f"{e}-{e}")
+    hub += _put(
+        rel, hx, hy - half, _tile_parts, e, e, half, True, cls="tile engine", label=f"{e}-{e}"
+    )
     hub.append("</g>")
     return hub + body, band_w + _HUB, height
 
@@ -538,6 +554,22 @@ def _dot(x: float, y: float, target: str) -> str:
     return (
         f"<circle class='open-end' data-target={quoteattr(target)} cx='{_n(x)}' cy='{_n(y)}' "
         f"r='3.5' fill='{_PLAYABLE}'/>"
+    )
+
+
+def _toe(x: float, y: float, ex: float, ey: float, free: int) -> str:
+    """A toe still due: a dashed line from ``(x, y)`` to a dashed slot at ``(ex, ey)``
+    showing the number it must match."""
+    half = _HALF
+    return (
+        f"<path class='edge due' d='M{_n(x)} {_n(y)}C{_n(x + 12)} {_n(y)} "
+        f"{_n(ex - 12)} {_n(ey)} {_n(ex)} {_n(ey)}' fill='none' stroke='{_PENDING}' "
+        f"stroke-width='2' stroke-dasharray='4 3'/>"
+        f"<rect class='toe-slot' x='{_n(ex)}' y='{_n(ey - half / 2)}' "
+        f"width='{_n(2 * half)}' height='{_n(half)}' rx='3' fill='none' "
+        f"stroke='{_PENDING}' stroke-width='1.5' stroke-dasharray='4 3'/>"
+        f"<text x='{_n(ex + half)}' y='{_n(ey + 4)}' text-anchor='middle' font-size='11' "
+        f"fill='{_PENDING}'>{free}</text>"
     )
 
 
@@ -612,7 +644,7 @@ def _foot_board(
             first, second = (b, a) if a == n.free and not double else (a, b)
         seat = "" if n.depth == 0 else f" data-seat='{_seat_of(f, n.tile)}'"
         cls = "tile engine" if n.depth == 0 else "tile"
-        parts += _put(rel, box.x, box.y, _tile, first, second, half, double, cls=cls,
+        parts += _put(rel, box.x, box.y, _tile_parts, first, second, half, double, cls=cls,
                       label=n.tile, extra=seat)  # fmt: skip
         if not n.children and not n.missing and not double and n.tile in open_to:
             parts += _put(rel, box.x + box.w + 6, box.y + box.h / 2, _dot, n.tile)
@@ -632,16 +664,10 @@ def _foot_board(
                 edges.append(_edge(sx, sy, ex, ey))
         for my in missing_ys:
             ex = next_x(n)
-            edges.append(
-                f"<path class='edge due' d='M{_n(sx)} {_n(sy)}C{_n(sx + 12)} {_n(sy)} "
-                f"{_n(ex - 12)} {_n(my)} {_n(ex)} {_n(my)}' fill='none' stroke='{_PENDING}' "
-                f"stroke-width='2' stroke-dasharray='4 3'/>"
-                f"<rect class='toe-slot' x='{_n(ex)}' y='{_n(my - half / 2)}' "
-                f"width='{_n(2 * half)}' height='{_n(half)}' rx='3' fill='none' "
-                f"stroke='{_PENDING}' stroke-width='1.5' stroke-dasharray='4 3'/>"
-                f"<text x='{_n(ex + half)}' y='{_n(my + 4)}' text-anchor='middle' font-size='11' "
-                f"fill='{_PENDING}'>{n.free}</text>"
-            )
+            if rel:
+                edges += [_move(sx, sy), _toe(0, 0, ex - sx, my - sy, n.free), "</g>"]
+            else:
+                edges.append(_toe(sx, sy, ex, my, n.free))
     width = right - left + 14
     table = (
         f"<rect class='table' x='{_n(left - 6)}' y='{_n(top - 6)}' width='{_n(width + 12)}' "
@@ -666,17 +692,19 @@ def _hand_row(
     parts = [
         f"<g class='hand' data-seat='{seat}' data-visible='{'no' if tiles is None else 'yes'}'>"
         f"<rect x='{_n(left)}' y='{_n(top + 3)}' width='4' height='12' fill='{colour}'/>",
-        _text(left + 8, top + 13, label, 12, " font-weight='bold'" if marker else ""),
+        *_text_pieces(left + 8, top + 13, label, " font-weight='bold'" if marker else ""),
     ]
     y0 = top + _LINE
     for k in range(count):
         x = left + (k % _HAND_ROW) * (u + 4)
         y = y0 + (k // _HAND_ROW) * (2 * u + 4)
         if tiles is None:
-            parts += _put(rel, x, y, _tile, 0, 0, u, True, cls="hand-tile back", face_up=False)
+            parts += _put(
+                rel, x, y, _tile_parts, 0, 0, u, True, cls="hand-tile back", face_up=False
+            )
         else:
             a, b = _pips_of(tiles[k])
-            parts += _put(rel, x, y, _tile, a, b, u, True, cls="hand-tile", label=tiles[k])
+            parts += _put(rel, x, y, _tile_parts, a, b, u, True, cls="hand-tile", label=tiles[k])
     parts.append("</g>")
     lines = max(1, -(-count // _HAND_ROW))
     return parts, min(count, _HAND_ROW) * (u + 4), _LINE + lines * (2 * u + 4) + 4
@@ -748,10 +776,15 @@ def train_frame_parts(
     width = max(widest, text_width, 360) + 2 * _MARGIN
     height = y + _MARGIN
     text = [
-        f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
-        f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
-        f">{escape(line)}</text>"
+        piece
         for i, line in enumerate(lines)
+        for piece in (
+            f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
+            f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
+            ">",
+            escape(line),  # a piece of its own: the markup around it is the same at every step
+            "</text>",
+        )
     ]
     head = (
         f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position bones-trains' "
