@@ -114,7 +114,8 @@ def test_each_step_shows_the_tiles_of_its_own_svg(browser, tmp_path, variant, se
 
     journal = tmp_path / "m.jsonl"
     argv = ["match", "greedy", "random", "--variant", variant, "--players", "4", "--seed", "1"]
-    argv += ["--games", "1", "--journal", str(journal), "--jobs", "1", "--progress", "never"]
+    argv += ["--secret", "ab" * 32, "--games", "1", "--journal", str(journal), "--jobs", "1"]
+    argv += ["--progress", "never"]
     assert main(argv) == 0
     record = read_journal(journal).records[1]
     steps = replay_steps(record, seat)[:count]
