@@ -21,7 +21,10 @@ half a couple of dozen pixels wide is slow and error-prone, while a numeral read
 glance at any size, and the colours (like the coloured pips of real double-12 sets) let
 the eye match an open end with a hand's tiles.  Tiles are ``<g class="tile"
 data-tile="8-3">`` with an absolute ``<rect>`` (no transform), so tests and scripts can
-query them and their boxes.  The output is deterministic and valid XML.
+query them and their boxes.  The output is deterministic and valid XML.  A replay page
+draws the same pictures from shared pieces (:func:`train_frame_parts` with ``relative``):
+there each tile, band, hand and line of the tree is drawn from its own origin and moved
+into place by a ``<g transform>``.
 """
 
 from __future__ import annotations
