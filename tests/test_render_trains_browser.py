@@ -75,3 +75,71 @@ def test_train_replay_in_the_browser(browser, tmp_path, variant, players):
     browser.click("#last")
     assert browser.eval(TILES) == steps[-1][0]
     assert browser.errors == []
+
+
+#: Every tile of the picture on the page, in document order: its class, its label (none
+#: face down), the box of its <rect> in the picture's own units (whatever the translates
+#: and the page's scaling), and whether it is seen: drawn, and the topmost thing at its
+#: centre.
+PLACED = """(() => {
+  const svg = document.querySelector('#board svg');
+  const back = svg.getScreenCTM().inverse();
+  return Array.from(svg.querySelectorAll('.tile, .hand-tile'), function (g) {
+    const rect = g.querySelector('rect');
+    const b = rect.getBBox();
+    const m = back.multiply(rect.getScreenCTM());
+    const p = new DOMPoint(b.x, b.y).matrixTransform(m);
+    const q = new DOMPoint(b.x + b.width, b.y + b.height).matrixTransform(m);
+    const r = g.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const seen = r.width > 0 && r.height > 0 && top !== null &&
+      top.closest('.tile, .hand-tile') === g;
+    return [g.getAttribute('class'), g.dataset.tile || '', p.x, p.y, q.x - p.x, q.y - p.y, seen];
+  });
+})()"""
+
+
+@pytest.mark.parametrize(
+    "variant, seat, count", [("chicken-foot", None, None), ("mexican-train", 0, 120)]
+)
+def test_each_step_shows_the_tiles_of_its_own_svg(browser, tmp_path, variant, seat, count):
+    """The page draws each step from shared pieces moved into place; stepping through
+    the game with the arrow key, the tiles seen at each step (the board's and the hands')
+    are those of the step's own SVG (``bones show --svg``, parsed here), each at its
+    place and none hidden under another thing."""
+    from test_render_trains_replay import tiles_of
+
+    from bones.render.replay import replay_steps
+    from bones.render.trains_svg import render_train_frame
+
+    journal = tmp_path / "m.jsonl"
+    argv = ["match", "greedy", "random", "--variant", variant, "--players", "4", "--seed", "1"]
+    argv += ["--secret", "ab" * 32, "--games", "1", "--journal", str(journal), "--jobs", "1"]
+    argv += ["--progress", "never"]
+    assert main(argv) == 0
+    record = read_journal(journal).records[1]
+    steps = replay_steps(record, seat)[:count]
+    page = tmp_path / "replay.html"
+    more = [] if seat is None else ["--seat", str(seat)]
+    assert main(["replay", str(journal), "--game", str(record["id"]), "--html", str(page),
+                 *more]) == 0  # fmt: skip
+    tall = max(float(render_train_frame(s.frame).split("height='")[1].split("'")[0]) for s in steps)
+    browser.resize(1700, int(tall) + 1200)  # the whole picture in view: every tile hit-tested
+    try:
+        browser.errors.clear()
+        browser.open(str(page))
+        for k, step in enumerate(steps):
+            assert browser.eval("document.body.dataset.step") == str(k)
+            shown = browser.eval(PLACED)
+            static = tiles_of(render_train_frame(step.frame))
+            assert len(shown) == len(static), f"step {k}"
+            for got, want in zip(shown, static, strict=True):
+                assert got[:2] == list(want[:2]), f"step {k}: {got} {want}"
+                assert all(abs(a - b) <= 0.05 for a, b in zip(got[2:6], want[2:], strict=True)), (
+                    f"step {k}: {got} {want}"
+                )
+                assert got[6], f"step {k}: {got[:2]} is not seen"
+            browser.key("ArrowRight", 39)
+        assert browser.errors == []
+    finally:
+        browser.resize(1100, 900)

@@ -314,7 +314,7 @@ def _parts(
         return frame_parts(step.frame, defs=False, bounds=bounds[step.round], size=size)
     from .trains_svg import train_frame_parts
 
-    return train_frame_parts(step.frame)
+    return train_frame_parts(step.frame, relative=True)
 
 
 def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:

@@ -80,7 +80,7 @@ def train_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> li
                         names[w] for w in r.winners
                     )
                 lines.append(f"round over ({how}); penalties (pips left) {list(r.points)}")
-            steps.append(Step(index + 1, ply, tuple(lines), picture(rnd, title)))
+            steps.append(Step(index + 1, ply, tuple(lines), picture(rnd, title), str(move)))
         if rnd.result is not None and not game.is_over and index < len(rounds) - 1:
             game.next_round()
     return steps

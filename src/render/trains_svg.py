@@ -21,12 +21,15 @@ half a couple of dozen pixels wide is slow and error-prone, while a numeral read
 glance at any size, and the colours (like the coloured pips of real double-12 sets) let
 the eye match an open end with a hand's tiles.  Tiles are ``<g class="tile"
 data-tile="8-3">`` with an absolute ``<rect>`` (no transform), so tests and scripts can
-query them and their boxes.  The output is deterministic and valid XML.
+query them and their boxes.  The output is deterministic and valid XML.  A replay page
+draws the same pictures from shared pieces (:func:`train_frame_parts` with ``relative``):
+there each tile, band, hand and line of the tree is drawn from its own origin and moved
+into place by a ``<g transform>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
@@ -260,7 +263,12 @@ def _numeral(cx: float, cy: float, value: int, half: float) -> str:
     )
 
 
-def _tile(
+def _tile(*args: Any, **kw: Any) -> str:
+    """A tile (see :func:`_tile_parts`) as one string."""
+    return "".join(_tile_parts(*args, **kw))
+
+
+def _tile_parts(
     x: float,
     y: float,
     first: int,
@@ -272,8 +280,9 @@ def _tile(
     label: str = "",
     extra: str = "",
     face_up: bool = True,
-) -> str:
-    """A tile with its top-left corner at ``(x, y)``: ``first`` on the left (or top)."""
+) -> list[str]:
+    """A tile with its top-left corner at ``(x, y)``: ``first`` on the left (or top); in
+    three pieces, the group with the tile's name, its face and the group's end."""
     w, h = (half, 2 * half) if vertical else (2 * half, half)
     attrs = f"class='{cls}'"
     if label:
@@ -297,9 +306,10 @@ def _tile(
             )
             body += _numeral(x + half / 2, y + half / 2, first, half)
             body += _numeral(x + 1.5 * half, y + half / 2, second, half)
-    if label:
-        body = f"<title>{escape(label)}</title>" + body
-    return f"<g {attrs}{extra}>{body}</g>"
+    title = f"<title>{escape(label)}</title>" if label else ""
+    # the face apart from the group naming the tile: the same face serves every seat's
+    # tile, in a replay's pieces
+    return [f"<g {attrs}{extra}>{title}", body, "</g>"]
 
 
 def _ring(box: Box, colour: str = _PENDING) -> str:
@@ -350,8 +360,34 @@ def _text(x: float, y: float, text: str, size: int = 12, extra: str = "") -> str
     return f"<text x='{_n(x)}' y='{_n(y)}' font-size='{size}'{extra}>{escape(text)}</text>"
 
 
-def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, float]:
-    """Mexican Train: the hub and one band per train; returns SVG, width, height."""
+def _text_pieces(x: float, y: float, text: str, extra: str = "") -> list[str]:
+    """:func:`_text` (size 12) in three pieces: the words apart from the markup around
+    them, which a replay then stores once for every line at that place."""
+    return [f"<text x='{_n(x)}' y='{_n(y)}' font-size='12'{extra}>", escape(text), "</text>"]
+
+
+def _move(x: float, y: float) -> str:
+    return f"<g transform='translate({_n(x)},{_n(y)})'>"
+
+
+def _put(
+    rel: bool, x: float, y: float, draw: Callable[..., str | list[str]], *args: Any, **kw: Any
+) -> list[str]:
+    """The pieces of ``draw(x, y, *args, **kw)`` (a string, or a list of pieces): as
+    drawn, or with ``rel`` (a replay's pieces) drawn at the origin and moved to ``(x, y)``,
+    so that a tile or a badge is the same piece wherever it stands and a replay stores
+    it once."""
+    drawn = draw(0, 0, *args, **kw) if rel else draw(x, y, *args, **kw)
+    pieces = [drawn] if isinstance(drawn, str) else drawn
+    return [_move(x, y), *pieces, "</g>"] if rel else pieces
+
+
+def _trains_board(
+    f: TrainFrame, left: float, top: float, rel: bool = False
+) -> tuple[list[str], float, float]:
+    """Mexican Train: the hub and one band per train; returns the SVG's pieces, width,
+    height.  ``rel``: each band drawn from its own top and moved to its place (see
+    :func:`_put`)."""
     half = _HALF
     laid: dict[str, list[str]] = {}
     for _, tile, target in f.placements:
@@ -360,7 +396,7 @@ def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, f
     names = [f"P{s}" for s in range(f.players)] + ["M"]
     x0 = left + _HUB  # where each band's tiles start
     line_h = 2 * half + 10
-    bands = []
+    bands: list[list[str]] = []
     y = top
     width = 0.0
     starts = []  # the pixel each band's first line is centred on (the hub's arms)
@@ -371,39 +407,42 @@ def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, f
         colour = "#c49000" if mexican else SEAT_COLOURS[index % len(SEAT_COLOURS)]
         lines = max(1, -(-(len(tiles) + 1) // _ROW_TILES))  # +1: the open-end badge
         band_h = _LINE + lines * line_h + 4
+        by = 0.0 if rel else y  # the band's top as drawn
         parts = [
             f"<g class='train{' mexican' if mexican else ''}' data-train='{target}' "
             f"data-public='{'yes' if public else 'no'}'>"
-            f"<rect x='{_n(x0 - 6)}' y='{_n(y)}' width='@W@' height='{_n(band_h - 4)}' rx='6' "
+            f"<rect x='{_n(x0 - 6)}' y='{_n(by)}' width='@W@' height='{_n(band_h - 4)}' rx='6' "
             f"fill='{'#fff3c4' if mexican else '#ffffff'}' fill-opacity='0.85' "
             f"stroke='{colour}' stroke-width='{2 if mexican else 1}'/>"
-            f"<rect x='{_n(x0 - 6)}' y='{_n(y)}' width='5' height='{_n(band_h - 4)}' "
+            f"<rect x='{_n(x0 - 6)}' y='{_n(by)}' width='5' height='{_n(band_h - 4)}' "
             f"fill='{colour}'/>"
         ]
         if mexican:
             label = "Mexican train (anyone may play here)"
             parts.append(
-                f"<text x='{_n(x0)}' y='{_n(y + 13)}' font-size='13' fill='#8a6500'>\u2605</text>"
+                f"<text x='{_n(x0)}' y='{_n(by + 13)}' font-size='13' fill='#8a6500'>\u2605</text>"
             )
         else:
             label = f"{f.seat_names[index]}'s train"
-            parts.append(_locomotive(x0, y + 1, colour))
+            parts.append(_locomotive(x0, by + 1, colour))
         lx = x0 + 30
-        parts.append(_text(lx, y + 13, label, 12, " font-weight='bold'"))
+        parts.append(_text(lx, by + 13, label, 12, " font-weight='bold'"))
         lx += len(label) * 7.4 + 8
         if public:
-            parts.append(_flag(lx, y + 1))
-            parts.append(_text(lx + 16, y + 13, "marker: open to all", 11, " fill='#b71c1c'"))
+            parts.append(_flag(lx, by + 1))
+            parts.append(_text(lx + 16, by + 13, "marker: open to all", 11, " fill='#b71c1c'"))
             lx += 130
         if f.pending == target and f.to_move is not None:
             parts.append(
-                _text(lx, y + 13, "double to satisfy", 11, f" fill='{_PENDING}' font-weight='bold'")
+                _text(
+                    lx, by + 13, "double to satisfy", 11, f" fill='{_PENDING}' font-weight='bold'"
+                )
             )
             lx += 110
         width = max(width, lx - left)
         open_v = f.engine
-        ty = y + _LINE
-        starts.append(ty + line_h / 2)
+        ty = by + _LINE
+        starts.append(y + _LINE + line_h / 2)
         x = x0
         for k, tile in enumerate(tiles):
             if k and k % _ROW_TILES == 0:  # wrap onto the next line of the band
@@ -421,18 +460,9 @@ def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, f
                 box = Box(x, cy - half / 2, 2 * half, half)
             if f.pending == target and f.to_move is not None and k == len(tiles) - 1 and double:
                 parts.append(_ring(box))
-            parts.append(
-                _tile(
-                    box.x,
-                    box.y,
-                    first,
-                    second,
-                    half,
-                    double,
-                    label=tile,
-                    extra=f" data-seat='{_seat_of(f, tile)}'",
-                )
-            )
+            seat = f" data-seat='{_seat_of(f, tile)}'"
+            parts += _put(rel, box.x, box.y, _tile_parts, first, second, half, double, label=tile,
+                          extra=seat)  # fmt: skip
             x += box.w + _GAP
             open_v = second
             width = max(width, x - left)
@@ -440,14 +470,14 @@ def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, f
             ty += line_h
             x = x0 + 10
         trains_open = f.trains[index][0] if index < len(f.trains) else open_v
-        parts.append(_badge(x + 13, ty + line_h / 2, trains_open, target in open_to, target))
+        parts += _put(rel, x + 13, ty + line_h / 2, _badge, trains_open, target in open_to, target)
         width = max(width, x + 30 - left)
         parts.append("</g>")
-        bands.append("".join(parts))
+        bands.append([_move(0, y), *parts, "</g>"] if rel else parts)
         y += band_h
     height = y - top
     band_w = max(width - _HUB + 12, 360)
-    body = "".join(b.replace("@W@", _n(band_w)) for b in bands)
+    body = [p.replace("@W@", _n(band_w)) for band in bands for p in band]
     # the hub: the engine, with an arm to the start of every train
     hx = left + 8
     hy = top + height / 2
@@ -461,20 +491,12 @@ def _trains_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, f
             f"{_n(x0 - 40)} {_n(sy)} {_n(x0 - 8)} {_n(sy)}' fill='none' stroke='#8d6e63' "
             f"stroke-width='3'/>"
         )
-    hub.append(
-        _tile(
-            hx,
-            hy - half,
-            f.engine,
-            f.engine,
-            half,
-            True,
-            cls="tile engine",
-            label=f"{f.engine}-{f.engine}",
-        )
+    e = f.engine
+    hub += _put(
+        rel, hx, hy - half, _tile_parts, e, e, half, True, cls="tile engine", label=f"{e}-{e}"
     )
     hub.append("</g>")
-    return "".join(hub) + body, band_w + _HUB, height
+    return hub + body, band_w + _HUB, height
 
 
 def _seat_of(f: TrainFrame, tile: str) -> int:
@@ -520,8 +542,43 @@ def _foot_tree(f: TrainFrame) -> tuple[_Node, dict[str, _Node]]:
 _SLOT = _HALF + 10  # rows of the tree: a horizontal tile and its gap
 
 
-def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, float]:
-    """Chicken Foot: the layered tree; returns SVG, width, height."""
+def _dot(x: float, y: float, target: str) -> str:
+    """A green dot at ``(x, y)``: an open end of the tree the seat to move may use."""
+    return (
+        f"<circle class='open-end' data-target={quoteattr(target)} cx='{_n(x)}' cy='{_n(y)}' "
+        f"r='3.5' fill='{_PLAYABLE}'/>"
+    )
+
+
+def _toe(x: float, y: float, ex: float, ey: float, free: int) -> str:
+    """A toe still due: a dashed line from ``(x, y)`` to a dashed slot at ``(ex, ey)``
+    showing the number it must match."""
+    half = _HALF
+    return (
+        f"<path class='edge due' d='M{_n(x)} {_n(y)}C{_n(x + 12)} {_n(y)} "
+        f"{_n(ex - 12)} {_n(ey)} {_n(ex)} {_n(ey)}' fill='none' stroke='{_PENDING}' "
+        f"stroke-width='2' stroke-dasharray='4 3'/>"
+        f"<rect class='toe-slot' x='{_n(ex)}' y='{_n(ey - half / 2)}' "
+        f"width='{_n(2 * half)}' height='{_n(half)}' rx='3' fill='none' "
+        f"stroke='{_PENDING}' stroke-width='1.5' stroke-dasharray='4 3'/>"
+        f"<text x='{_n(ex + half)}' y='{_n(ey + 4)}' text-anchor='middle' font-size='11' "
+        f"fill='{_PENDING}'>{free}</text>"
+    )
+
+
+def _edge(x: float, y: float, ex: float, ey: float) -> str:
+    """The line from a tile's end at ``(x, y)`` to the tile (or fork) it carries."""
+    return (
+        f"<path class='edge' d='M{_n(x)} {_n(y)}C{_n(x + 12)} {_n(y)} {_n(ex - 12)} "
+        f"{_n(ey)} {_n(ex)} {_n(ey)}' fill='none' stroke='#8d6e63' stroke-width='2'/>"
+    )
+
+
+def _foot_board(
+    f: TrainFrame, left: float, top: float, rel: bool = False
+) -> tuple[list[str], float, float]:
+    """Chicken Foot: the layered tree; returns the SVG's pieces, width, height.  ``rel``:
+    each tile drawn at the origin and moved to its place (see :func:`_put`)."""
     half = _HALF
     root, _nodes = _foot_tree(f)
 
@@ -580,15 +637,10 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
             first, second = (b, a) if a == n.free and not double else (a, b)
         seat = "" if n.depth == 0 else f" data-seat='{_seat_of(f, n.tile)}'"
         cls = "tile engine" if n.depth == 0 else "tile"
-        parts.append(
-            _tile(box.x, box.y, first, second, half, double, cls=cls, label=n.tile, extra=seat)
-        )
+        parts += _put(rel, box.x, box.y, _tile_parts, first, second, half, double, cls=cls,
+                      label=n.tile, extra=seat)  # fmt: skip
         if not n.children and not n.missing and not double and n.tile in open_to:
-            parts.append(
-                f"<circle class='open-end' data-target={quoteattr(n.tile)} "
-                f"cx='{_n(box.x + box.w + 6)}' cy='{_n(box.y + box.h / 2)}' r='3.5' "
-                f"fill='{_PLAYABLE}'/>"
-            )
+            parts += _put(rel, box.x + box.w + 6, box.y + box.h / 2, _dot, n.tile)
         sx, sy = box.x + box.w, box.y + box.h / 2
         ky = n.y - (sum(c.span for c in n.children) + n.missing * _SLOT) / 2
         ky += sum(c.span for c in n.children)
@@ -599,31 +651,27 @@ def _foot_board(f: TrainFrame, left: float, top: float) -> tuple[str, float, flo
             stack.append(c)
             if chained(n) and cb.w > cb.h:
                 continue  # the tiles touch (a double, standing crosswise, is joined by a line)
-            edges.append(
-                f"<path class='edge' d='M{_n(sx)} {_n(sy)}C{_n(sx + 12)} {_n(sy)} {_n(ex - 12)} "
-                f"{_n(ey)} {_n(ex)} {_n(ey)}' fill='none' stroke='#8d6e63' stroke-width='2'/>"
-            )
+            if rel:  # drawn from its start: the same piece wherever the two tiles stand
+                edges += [_move(sx, sy), _edge(0, 0, ex - sx, ey - sy), "</g>"]
+            else:
+                edges.append(_edge(sx, sy, ex, ey))
         for my in missing_ys:
             ex = next_x(n)
-            edges.append(
-                f"<path class='edge due' d='M{_n(sx)} {_n(sy)}C{_n(sx + 12)} {_n(sy)} "
-                f"{_n(ex - 12)} {_n(my)} {_n(ex)} {_n(my)}' fill='none' stroke='{_PENDING}' "
-                f"stroke-width='2' stroke-dasharray='4 3'/>"
-                f"<rect class='toe-slot' x='{_n(ex)}' y='{_n(my - half / 2)}' "
-                f"width='{_n(2 * half)}' height='{_n(half)}' rx='3' fill='none' "
-                f"stroke='{_PENDING}' stroke-width='1.5' stroke-dasharray='4 3'/>"
-                f"<text x='{_n(ex + half)}' y='{_n(my + 4)}' text-anchor='middle' font-size='11' "
-                f"fill='{_PENDING}'>{n.free}</text>"
-            )
+            if rel:
+                edges += [_move(sx, sy), _toe(0, 0, ex - sx, my - sy, n.free), "</g>"]
+            else:
+                edges.append(_toe(sx, sy, ex, my, n.free))
     width = right - left + 14
     table = (
         f"<rect class='table' x='{_n(left - 6)}' y='{_n(top - 6)}' width='{_n(width + 12)}' "
         f"height='{_n(root.span + 12)}' rx='8' fill='#2e7d4f' fill-opacity='0.12'/>"
     )
-    return table + "".join(edges) + "".join(parts), width, root.span
+    return [table, *edges, *parts], width, root.span
 
 
-def _hand_row(f: TrainFrame, seat: int, left: float, top: float) -> tuple[str, float, float]:
+def _hand_row(
+    f: TrainFrame, seat: int, left: float, top: float, rel: bool = False
+) -> tuple[list[str], float, float]:
     u = _HAND_HALF
     tiles = f.hands[seat]
     count = f.hand_sizes[seat]
@@ -636,21 +684,23 @@ def _hand_row(f: TrainFrame, seat: int, left: float, top: float) -> tuple[str, f
     colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
     parts = [
         f"<g class='hand' data-seat='{seat}' data-visible='{'no' if tiles is None else 'yes'}'>"
-        f"<rect x='{_n(left)}' y='{_n(top + 3)}' width='4' height='12' fill='{colour}'/>"
-        + _text(left + 8, top + 13, label, 12, " font-weight='bold'" if marker else "")
+        f"<rect x='{_n(left)}' y='{_n(top + 3)}' width='4' height='12' fill='{colour}'/>",
+        *_text_pieces(left + 8, top + 13, label, " font-weight='bold'" if marker else ""),
     ]
     y0 = top + _LINE
     for k in range(count):
         x = left + (k % _HAND_ROW) * (u + 4)
         y = y0 + (k // _HAND_ROW) * (2 * u + 4)
         if tiles is None:
-            parts.append(_tile(x, y, 0, 0, u, True, cls="hand-tile back", face_up=False))
+            parts += _put(
+                rel, x, y, _tile_parts, 0, 0, u, True, cls="hand-tile back", face_up=False
+            )
         else:
             a, b = _pips_of(tiles[k])
-            parts.append(_tile(x, y, a, b, u, True, cls="hand-tile", label=tiles[k]))
+            parts += _put(rel, x, y, _tile_parts, a, b, u, True, cls="hand-tile", label=tiles[k])
     parts.append("</g>")
     lines = max(1, -(-count // _HAND_ROW))
-    return "".join(parts), min(count, _HAND_ROW) * (u + 4), _LINE + lines * (2 * u + 4) + 4
+    return parts, min(count, _HAND_ROW) * (u + 4), _LINE + lines * (2 * u + 4) + 4
 
 
 def render_train_frame(frame: TrainFrame, *, defs: bool = True) -> str:
@@ -660,19 +710,26 @@ def render_train_frame(frame: TrainFrame, *, defs: bool = True) -> str:
     return "".join(train_frame_parts(frame)[0])
 
 
-def train_frame_parts(frame: TrainFrame) -> tuple[list[str], float, float]:
+def train_frame_parts(
+    frame: TrainFrame, *, relative: bool = False
+) -> tuple[list[str], float, float]:
     """The pieces of :func:`render_train_frame`'s SVG (their concatenation is the
-    picture) with its width and height: a replay stores each distinct piece once."""
+    picture) with its width and height: a replay stores each distinct piece once.
+
+    With ``relative`` (what a replay page draws) the picture looks the same, but the
+    board, each hand, each band of the trains, each tile and each open number is drawn
+    from its own origin and moved to its place by a ``translate``: a tile is then the
+    same piece at every step, wherever the layout puts it, and only the small
+    ``<g transform>`` pieces change when it moves."""
     lines = (frame.title, *frame.lines)
     top = _MARGIN + _LINE * len(lines) + 6
+    origin = 0.0 if relative else top  # the board's top as drawn
     if frame.layout == "trains":
-        board, bw, bh = _trains_board(frame, _MARGIN, top)
+        board, bw, bh = _trains_board(frame, _MARGIN, origin, relative)
     else:
-        board, bw, bh = _foot_board(frame, _MARGIN + 6, top + 6)
+        board, bw, bh = _foot_board(frame, _MARGIN + 6, origin + 6, relative)
         bw += 12
         bh += 12
-    board = f"<g class='board' data-layout='{frame.layout}'>{board}</g>"
-    y = top + bh + 4
     if frame.layout == "trains":
         legend = (
             "circle: a train's open number (green: open to the seat to move); red flag: a "
@@ -683,13 +740,21 @@ def train_frame_parts(frame: TrainFrame) -> tuple[list[str], float, float]:
             "green dot: an open end the seat to move may use; orange: the double whose toes "
             "are due, a dashed slot per toe"
         )
-    board += _text(_MARGIN, y + 12, legend, 11, " class='legend' fill='#555'")
+    board = [
+        f"<g class='board' data-layout='{frame.layout}'>",
+        *board,
+        "</g>",
+        _text(_MARGIN, origin + bh + 4 + 12, legend, 11, " class='legend' fill='#555'"),
+    ]
+    if relative:
+        board = [_move(0, top), *board, "</g>"]
+    y = top + bh + 4
     y += _LINE + 6
     rows = []
     widest = bw
     for seat in range(frame.players):
-        row, w, h = _hand_row(frame, seat, _MARGIN, y)
-        rows.append(row)
+        row, w, h = _hand_row(frame, seat, _MARGIN, 0.0 if relative else y, relative)
+        rows += [_move(0, y), *row, "</g>"] if relative else row
         widest = max(widest, w)
         y += h
     stock = frame.stock_size
@@ -703,18 +768,23 @@ def train_frame_parts(frame: TrainFrame) -> tuple[list[str], float, float]:
     text_width = max(text_width, len(legend) * 6.4)
     width = max(widest, text_width, 360) + 2 * _MARGIN
     height = y + _MARGIN
-    text = "".join(
-        f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
-        f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
-        f">{escape(line)}</text>"
+    text = [
+        piece
         for i, line in enumerate(lines)
-    )
+        for piece in (
+            f"<text x='{_n(_MARGIN)}' y='{_n(_MARGIN + 13 + i * _LINE)}' "
+            f"font-size='{14 if i == 0 else 12}' font-weight='{'bold' if i == 0 else 'normal'}' "
+            ">",
+            escape(line),  # a piece of its own: the markup around it is the same at every step
+            "</text>",
+        )
+    ]
     head = (
         f"<svg xmlns='http://www.w3.org/2000/svg' class='bones-position bones-trains' "
         f"width='{_n(width)}' height='{_n(height)}' viewBox='0 0 {_n(width)} {_n(height)}'>"
     )
     style = f"{_style()}<rect width='100%' height='100%' fill='#f7f3ea'/>"
-    return [head, style, text, board, *rows, "</svg>"], width, height
+    return [head, style, *text, *board, *rows, "</svg>"], width, height
 
 
 def train_svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
