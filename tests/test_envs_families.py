@@ -10,13 +10,12 @@ import dataclasses
 import random
 
 import pytest
+from helpers import register_plugin_variants
 
 import bones
 from bones.core.actions import ActionSpace
 from bones.core.rules import OtherCore
 from bones.core.tensor import TensorSpec
-from bones.plugins import hookimpl
-from bones.plugins.manager import get_plugin_manager
 from bones.variant import TRAIN_BASES
 
 #: A train variant per train base: the built-in ones and two a plugin registers.
@@ -74,15 +73,7 @@ def plugin_trains(fresh_registry):
         dataclasses.replace(foot, name="my-foot", description="Their foot", plugin=None),
     ]
     assert {v.base for v in ours} == set(TRAIN_BASES)
-
-    class Plugin:
-        @hookimpl
-        def register_variants(self, register):
-            for v in ours:
-                register(v)
-
-    get_plugin_manager().register(Plugin(), name="third-party-trains")
-    fresh_registry.reset(plugins=False)
+    register_plugin_variants(fresh_registry, "third-party-trains", *ours)
     assert {"my-train", "my-foot"} <= set(bones.variants())
     return ours
 

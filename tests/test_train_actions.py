@@ -4,9 +4,11 @@ set and player count; masks are the legal moves; bad input is a clear error."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
+from helpers import register_plugin_variants
 
 import bones
 from bones.core.trains import TrainMove
@@ -118,22 +120,10 @@ def test_bad_input(call, error, message):
 
 
 def test_a_variant_object_and_a_plugins_variant(fresh_registry):
-    import dataclasses
-
-    from bones.plugins import hookimpl
-    from bones.plugins.manager import get_plugin_manager
-
     theirs = dataclasses.replace(
         bones.variant("mexican-train"), name="their-train", description="Theirs", plugin=None
     )
-
-    class Plugin:
-        @hookimpl
-        def register_variants(self, register):
-            register(theirs)
-
-    get_plugin_manager().register(Plugin(), name="their-trains")
-    fresh_registry.reset(plugins=False)
+    register_plugin_variants(fresh_registry, "their-trains", theirs)
     assert TrainActionSpace(bones.variant("their-train"), 3) == TrainActionSpace("their-train", 3)
     assert TrainActionSpace("their-train", 3).size == 91 * 4
     assert SetTile.parse("12-12") in TrainActionSpace("their-train", 3).tiles
