@@ -30,7 +30,12 @@ def _refusal(variant: str, env: str) -> str:
         rf"^{variant}: the \w+ family is played on the train games' core .*; "
         rf"{env} does not support the train games \(Mexican Train, Chicken Foot\) yet: "
         r"it takes the double-six variants \(block, .*fives-and-threes, \.\.\.\); "
-        r"a train game is played with bones.Round.deal or bones.Game \(docs/trains.md\)$"
+        r"a train game is played with bones.Round.deal or bones.Game \(docs/trains.md\)"
+        + (
+            r"; its action space is bones.train_actions.TrainActionSpace$"
+            if env == "ActionSpace"
+            else "$"
+        )
     )
 
 
