@@ -241,3 +241,19 @@ def random_round(variant: str, players: int, seed: int, steps: int, **opts: Any)
             break
         r.play(rng.choice(list(r.legal_moves)))
     return r
+
+
+def register_plugin_variants(fresh_registry: Any, plugin: str, *variants: bones.Variant) -> None:
+    """Register a plugin named ``plugin`` holding ``variants`` (a third party's), in the
+    registry that the ``fresh_registry`` fixture rebuilds after the test."""
+    from bones.plugins import hookimpl
+    from bones.plugins.manager import get_plugin_manager
+
+    class Plugin:
+        @hookimpl
+        def register_variants(self, register: Any) -> None:
+            for v in variants:
+                register(v)
+
+    get_plugin_manager().register(Plugin(), name=plugin)
+    fresh_registry.reset(plugins=False)

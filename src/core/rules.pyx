@@ -31,7 +31,11 @@ class OtherCore(OptionError):
             text = "this needs a double-six variant"
         else:
             text = (f"{api} does not support the train games (Mexican Train, Chicken Foot) "
-                    "yet: it takes the double-six variants")
+                    "yet: it takes the double-six variants (block, draw, straight, "
+                    "fives-and-threes, ...); a train game is played with bones.Round.deal "
+                    "or bones.Game (docs/trains.md)")
+            if api == "ActionSpace":
+                text += "; its action space is bones.train_actions.TrainActionSpace"
         super().__init__(
             f"{variant.name}: the {variant.base} family is played on the train games' core "
             f"(bones.core.trains); {text}"

@@ -59,12 +59,18 @@ cdef inline bint bad_hand(uint32_t h) noexcept nogil:
     return False
 
 
-cdef class Tile:
-    cdef readonly int index      # 0..27
+cdef class TileFace:
+    cdef readonly int index      # the tile's place in its set's numbering
     cdef readonly int high       # the larger half
     cdef readonly int low        # the smaller half
 
 
+cdef class Tile(TileFace):      # index 0..27 in the double-six order
+    pass
+
+
+cdef TileFace make_tile(type cls, int index, int low, int high)  # the only maker of tiles
+cdef int read_halves(str text, int top) except -2  # first * 16 + second half written; or -1
 cdef Tile tile_at(int index)
 cdef int to_tile_index(object tile) except -1  # TypeError: not a str/Tile; ValueError
 cdef str short_repr(str text)

@@ -5,28 +5,25 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint32_t
 
 
-cdef class Tile:
-    """One tile of the double-six set, written with the higher half first (``6-4``).
+cdef class TileFace:
+    """What a tile shows to Python, shared by the double-six :class:`Tile` and the train
+    games' ``SetTile`` (``bones.core.wideset``): its halves, text, hash, pickling and an
+    order by ``index``.  Each set numbers its tiles its own way, so a tile equals and
+    orders only against tiles of its own class (``Tile.parse('6-4') != SetTile.parse('6-4')``).
 
-    There are exactly 28 instances; ``Tile.parse`` and the engine hand out those, so tiles
-    compare by identity as well as by value.
+    Tiles are made only by their module (``make_tile``); a class says how in ``_how``.
     """
 
+    _how = "use Tile.parse('6-4') or SetTile.parse('12-5')"
+
     def __cinit__(self, *args):
-        # Only this module makes tiles (there are exactly 28): Tile.__new__(Tile) from
-        # Python would make a 29th, uninitialised one.
+        # Only make_tile makes tiles (each set has a fixed number of them):
+        # Tile.__new__(Tile) from Python would make one more, uninitialised.
         if len(args) != 1 or args[0] is not _NEW:
-            raise TypeError("use Tile.parse('6-4') or bones.TILES[index]")
+            raise TypeError(type(self)._how)
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("use Tile.parse('6-4') or bones.TILES[index]")
-
-    @staticmethod
-    def parse(object text):
-        """The tile written ``text`` (``"6-4"``, ``"4-6"``, ``"6:4"``); a Tile as is.
-        TypeError for anything but a str or a Tile, ValueError for a str that is not a
-        tile."""
-        return tile_at(to_tile_index(text))
+        raise TypeError(type(self)._how)
 
     @property
     def pips(self):
@@ -41,33 +38,55 @@ cdef class Tile:
         return f"{self.high}-{self.low}"
 
     def __repr__(self):
-        return f"Tile.parse('{self.high}-{self.low}')"
+        return f"{type(self).__name__}.parse('{self.high}-{self.low}')"
 
     def __hash__(self):
         return self.index
 
     def __eq__(self, other):
-        if isinstance(other, Tile):
-            return self.index == (<Tile>other).index
+        if type(other) is type(self):
+            return self.index == (<TileFace>other).index
         return NotImplemented
 
     def __lt__(self, other):
-        if isinstance(other, Tile):
-            return self.index < (<Tile>other).index
+        if type(other) is type(self):
+            return self.index < (<TileFace>other).index
         return NotImplemented
 
     def __reduce__(self):
-        return (Tile.parse, (str(self),))
+        return (type(self).parse, (str(self),))
 
 
-cdef object _NEW = object()   # the token that lets this module construct tiles
-cdef list _TILES = []
-for _i in range(28):
-    _t = Tile.__new__(Tile, _NEW)
-    (<Tile>_t).index = _i
-    (<Tile>_t).low = TILE_LO[_i]
-    (<Tile>_t).high = TILE_HI[_i]
-    _TILES.append(_t)
+cdef class Tile(TileFace):
+    """One tile of the double-six set, written with the higher half first (``6-4``).
+
+    There are exactly 28 instances; ``Tile.parse`` and the engine hand out those, so tiles
+    compare by identity as well as by value.
+    """
+
+    _how = "use Tile.parse('6-4') or bones.TILES[index]"
+
+    @staticmethod
+    def parse(object text):
+        """The tile written ``text`` (``"6-4"``, ``"4-6"``, ``"6:4"``); a Tile as is.
+        TypeError for anything but a str or a Tile, ValueError for a str that is not a
+        tile."""
+        return tile_at(to_tile_index(text))
+
+
+cdef object _NEW = object()   # the token that lets make_tile construct tiles
+
+
+cdef TileFace make_tile(type cls, int index, int low, int high):
+    """The tile ``index`` of ``cls`` (a subclass of TileFace) with its halves."""
+    cdef TileFace t = cls.__new__(cls, _NEW)
+    t.index = index
+    t.low = low
+    t.high = high
+    return t
+
+
+cdef list _TILES = [make_tile(Tile, i, TILE_LO[i], TILE_HI[i]) for i in range(28)]
 
 TILES = tuple(_TILES)
 
@@ -76,13 +95,29 @@ cdef Tile tile_at(int index):
     return <Tile>_TILES[index]
 
 
-cdef inline int _half(str part):
-    """The number 0..6 written ``part`` (ASCII digits, leading zeros allowed), else -1."""
+cdef inline int _half(str part, int top):
+    """The number 0..top written ``part`` (ASCII digits, leading zeros allowed), else -1."""
     cdef Py_ssize_t n = len(part)
     if n == 0 or n > 8 or not part.isascii() or not part.isdigit():
         return -1
     cdef int v = int(part)  # at most 8 digits: fits
-    return v if v <= 6 else -1
+    return v if v <= top else -1
+
+
+cdef int read_halves(str text, int top) except -2:
+    """The halves written in ``text`` (``"6-4"``, ``" 4:6"``, ``"6|4"``), each 0..top, as
+    ``first * 16 + second``; -1 if ``text`` is not that (the caller names the error)."""
+    cdef int a, b
+    if len(text) > 40:
+        return -1
+    parts = text.strip().replace(":", "-").replace("|", "-").split("-")
+    if len(parts) != 2:
+        return -1
+    a = _half(parts[0], top)
+    b = _half(parts[1], top)
+    if a < 0 or b < 0:
+        return -1
+    return a * 16 + b
 
 
 cdef str short_repr(str text):
@@ -95,19 +130,14 @@ cdef str short_repr(str text):
 cdef int to_tile_index(object tile) except -1:
     """Index of a Tile or of its text: TypeError for other types, ValueError for a str that
     is not a tile."""
-    cdef int a, b
+    cdef int ab
     if isinstance(tile, Tile):
         return (<Tile>tile).index
     if not isinstance(tile, str):
         raise TypeError(f"a tile is a Tile or its text like '6-4', not {type(tile).__name__}")
-    if len(<str>tile) <= 40:
-        text = (<str>tile).strip().replace(":", "-").replace("|", "-")
-        parts = text.split("-")
-        if len(parts) == 2:
-            a = _half(parts[0])
-            b = _half(parts[1])
-            if a >= 0 and b >= 0:
-                return tile_index(a, b)
+    ab = read_halves(<str>tile, 6)
+    if ab >= 0:
+        return tile_index(ab >> 4, ab & 15)
     raise ValueError(f"not a double-six tile: {short_repr(tile)} (write it like '6-4')")
 
 

@@ -4,6 +4,8 @@
 # tables are static C data so every module that cimports this file inlines them.
 from libc.stdint cimport uint8_t, uint64_t
 
+from bones.core.tiles cimport TileFace
+
 cdef extern from *:
     """
     #ifndef BONES_WIDESET_H
@@ -142,10 +144,8 @@ cdef inline W128 w_zero() noexcept nogil:
     return z
 
 
-cdef class SetTile:
-    cdef readonly int index      # 0..90 in the double-12 order
-    cdef readonly int high       # the larger half
-    cdef readonly int low        # the smaller half
+cdef class SetTile(TileFace):   # index 0..90 in the double-12 order
+    pass
 
 
 cdef SetTile wide_tile(int index)

@@ -4,28 +4,24 @@ immutable objects: the tiles of the train games (``bones.core.trains``)."""
 from cpython.number cimport PyIndex_Check
 from libc.stdint cimport uint64_t
 
-from bones.core.tiles cimport short_repr
+from bones.core.tiles cimport make_tile, read_halves, short_repr
 
 _MASK64 = (1 << 64) - 1
 _ALL = (1 << 91) - 1
 
 
-cdef class SetTile:
+cdef class SetTile(TileFace):
     """One tile of a double-N set (N up to 12), written with the higher half first
     (``12-5``).
 
     There are exactly 91 instances; ``SetTile.parse`` and the engine hand out those, so
     tiles compare by identity as well as by value.  ``index`` is the tile's place in the
-    double-12 order (0-0, 0-1, ..., 0-12, 1-1, ..., 12-12), the same in every set.
+    double-12 order (0-0, 0-1, ..., 0-12, 1-1, ..., 12-12), the same in every set; a
+    SetTile never equals a :class:`bones.Tile`, which numbers the double-six set its own
+    way.
     """
 
-    def __cinit__(self, *args):
-        # Only this module makes tiles (there are exactly 91).
-        if len(args) != 1 or args[0] is not _NEW:
-            raise TypeError("use SetTile.parse('12-5')")
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("use SetTile.parse('12-5')")
+    _how = "use SetTile.parse('12-5')"
 
     @staticmethod
     def parse(object text):
@@ -43,46 +39,8 @@ cdef class SetTile:
             raise ValueError(f"no tile {index}: tile indices are 0..90")
         return wide_tile(index)
 
-    @property
-    def pips(self):
-        """The sum of both halves."""
-        return self.high + self.low
 
-    @property
-    def is_double(self):
-        return self.high == self.low
-
-    def __str__(self):
-        return f"{self.high}-{self.low}"
-
-    def __repr__(self):
-        return f"SetTile.parse('{self.high}-{self.low}')"
-
-    def __hash__(self):
-        return self.index
-
-    def __eq__(self, other):
-        if isinstance(other, SetTile):
-            return self.index == (<SetTile>other).index
-        return NotImplemented
-
-    def __lt__(self, other):
-        if isinstance(other, SetTile):
-            return self.index < (<SetTile>other).index
-        return NotImplemented
-
-    def __reduce__(self):
-        return (SetTile.parse, (str(self),))
-
-
-cdef object _NEW = object()   # the token that lets this module construct tiles
-cdef list _TILES = []
-for _i in range(91):
-    _t = SetTile.__new__(SetTile, _NEW)
-    (<SetTile>_t).index = _i
-    (<SetTile>_t).low = WIDE_LO[_i]
-    (<SetTile>_t).high = WIDE_HI[_i]
-    _TILES.append(_t)
+cdef list _TILES = [make_tile(SetTile, i, WIDE_LO[i], WIDE_HI[i]) for i in range(91)]
 
 SET_TILES = tuple(_TILES)
 cdef dict _TEXT_INDEX = {}
@@ -95,19 +53,10 @@ cdef SetTile wide_tile(int index):
     return <SetTile>_TILES[index]
 
 
-cdef inline int _half(str part):
-    """The number 0..12 written ``part`` (ASCII digits), else -1."""
-    cdef Py_ssize_t n = len(part)
-    if n == 0 or n > 8 or not part.isascii() or not part.isdigit():
-        return -1
-    cdef int v = int(part)
-    return v if v <= 12 else -1
-
-
 cdef int to_wide_index(object tile) except -1:
     """Index of a SetTile or of its text: TypeError for other types, ValueError for a str
     that is not a tile of the double-12 set."""
-    cdef int a, b
+    cdef int ab
     if isinstance(tile, SetTile):
         return (<SetTile>tile).index
     if not isinstance(tile, str):
@@ -116,14 +65,9 @@ cdef int to_wide_index(object tile) except -1:
     found = _TEXT_INDEX.get(tile)  # the common case: canonical text
     if found is not None:
         return found
-    if len(<str>tile) <= 40:
-        text = (<str>tile).strip().replace(":", "-").replace("|", "-")
-        parts = text.split("-")
-        if len(parts) == 2:
-            a = _half(parts[0])
-            b = _half(parts[1])
-            if a >= 0 and b >= 0:
-                return wide_index(a, b)
+    ab = read_halves(<str>tile, 12)
+    if ab >= 0:
+        return wide_index(ab >> 4, ab & 15)
     raise ValueError(f"not a tile: {short_repr(tile)} (write it like '12-5'; halves 0..12)")
 
 
