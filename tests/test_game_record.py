@@ -84,6 +84,7 @@ def test_cli_show_and_replay_read_a_record(tmp_path_factory, tmp_path, capsys):
 def test_train_games_through_the_cli(tmp_path_factory, tmp_path, capsys):
     for variant in ("mexican-train", "chicken-foot"):
         journal = journal_of(tmp_path_factory, variant)
+        capsys.readouterr()  # the match's table, when this test made the journal
         path = tmp_path / f"{variant}.txt"
         assert main(["games", journal, "--game", "0", "--record"]) == 0
         path.write_text(capsys.readouterr().out)
