@@ -50,7 +50,7 @@ from math import comb, factorial
 from bones.trains_records import TrainObservation
 
 #: The default bound on the sampling table's states (TrainSampler(max_states=...)).
-MAX_STATES = 200_000
+MAX_STATES = 20_000
 cdef enum:
     _REJECT_TRIES = 200       # proposals of the relaxed table per sample before a miss
 #: Proposals sample() draws from the relaxed table before it gives up on one sample.
@@ -624,17 +624,18 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
                 list draw_groups, list drawn, list placed, int max_states) except -1:
     """The groups, each hidden tile's allowed groups, the count and the sampling table."""
     cdef int seat = self.seat, players = obs.players, i, k
-    # groups in the order the programme fills them: per other seat its draws then its
-    # deal, the stock left last
+    # groups in the order the programme fills them: per other seat its deal then its
+    # draws in time order (an unseen tile allowed in one of them is allowed in the later
+    # ones: the classes merge as they are filled), the stock left last
     groups = []         # (seat, time got, capacity, draw index or -1)
     for who in range(players):
         if who == seat:
             continue
+        # the deal: the tiles it holds now and placed, less the ones it drew
+        groups.append((who, 0, obs.hand_sizes[who] + placed[who] - drawn[who], -1))
         for (s2, time, d) in draw_groups:
             if s2 == who:
                 groups.append((who, time, 1, d))
-        # the deal: the tiles it holds now and placed, less the ones it drew
-        groups.append((who, 0, obs.hand_sizes[who] + placed[who] - drawn[who], -1))
     groups.append((STOCK, T_END, obs.stock_size, -1))
     n_groups = len(groups)
     if n_groups > 96:
