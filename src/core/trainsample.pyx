@@ -50,7 +50,7 @@ from math import comb, factorial
 from bones.trains_records import TrainObservation
 
 #: The default bound on the sampling table's states (TrainSampler(max_states=...)).
-MAX_STATES = 20_000
+MAX_STATES = 50_000
 cdef enum:
     _REJECT_TRIES = 200       # proposals of the relaxed table per sample before a miss
 #: Proposals sample() draws from the relaxed table before it gives up on one sample.
@@ -616,7 +616,12 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
     if not model:
         self.why_not = "built without the model (model=False)"
         return 0
-    _model(self, obs, voids, play_time, known, draw_groups, drawn, placed, max_states)
+    try:
+        _model(self, obs, voids, play_time, known, draw_groups, drawn, placed, max_states)
+    except BaseException:
+        self.seat = -1  # not built
+        self.exact = False
+        raise
     return 0
 
 
@@ -673,14 +678,27 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
         w_set(&hidden, t)
     self.hidden = hidden
     self.n_groups = n_groups
+    self.stock_group = n_groups - 1
+    # The exact table, in that order; if it is too big, in the other one (per seat its
+    # draws, then its deal), which is smaller in some positions with many seats.
+    other = []
+    for who in range(players):
+        other += [k for k, g in enumerate(groups) if g[0] == who and g[3] >= 0]
+        other += [k for k, g in enumerate(groups) if g[0] == who and g[3] < 0]
+    other.append(n_groups - 1)
+    result = _table(masks, caps, max_states)
+    if result is None and other != list(range(n_groups)):
+        permuted = {t: _permuted(m, other) for t, m in masks.items()}
+        result = _table(permuted, [caps[k] for k in other], max_states)
+        if result is not None:
+            groups = [groups[k] for k in other]
+            masks = permuted
     for k, (gs, got, cap, d) in enumerate(groups):
         self.g_seat[k] = gs
         self.g_draw[k] = d
-    self.stock_group = n_groups - 1
     for t, m in masks.items():
         self.allowed[t].lo = <uint64_t>(m & 0xFFFFFFFFFFFFFFFF)
         self.allowed[t].hi = <uint64_t>(m >> 64)
-    result = _table(masks, caps, max_states)
     if result is not None:
         total, nodes, trans, classes = result
         if total == 0:
@@ -721,6 +739,15 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     self.rejecting = True
     self.why_not = None
     return 0
+
+
+def _permuted(m, list order):
+    """Mask m with group order[i] moved to bit i."""
+    out = 0
+    for i, k in enumerate(order):
+        if m >> k & 1:
+            out |= 1 << i
+    return out
 
 
 cdef int _store(TrainSampler self, list nodes, list trans, list classes) except -1:
