@@ -1,7 +1,7 @@
 """Single-observer information-set MCTS for the train games (Mexican Train, Chicken Foot).
 
 One tree over the seat's information set: each iteration deals the unseen tiles afresh
-(``bones.core.trainsample``, uniform), descends from the root choosing by UCB among the
+(``bones.core.trainsample``, exact), descends from the root choosing by UCB among the
 children whose moves are legal in that deal (a child's count of availability grows each
 time it could have been chosen), expands one untried legal move, plays the rest out under
 a fast policy (``bones.core.trainpolicy``) and adds the result to every node on the path,

@@ -95,7 +95,7 @@ def choose(observation, legal_moves):
     """The expert's move: the legal move (a TrainMove of ``legal_moves``) with the best
     score in the position ``observation`` shows (``TrainSampler``: nothing hidden is read);
     ties: the first in ``legal_moves``."""
-    cdef TrainSampler sampler = TrainSampler(observation)
+    cdef TrainSampler sampler = TrainSampler(observation, model=False)  # no deals needed
     cdef int i, best = 0
     cdef double value, top = -1e300
     codes = check_moves(sampler, legal_moves)

@@ -1,5 +1,5 @@
 """Search for the train games (Mexican Train, Chicken Foot) over determinizations drawn by
-``bones.core.trainsample`` (uniform over the tiles the seat cannot see).
+``bones.core.trainsample`` (uniform over the deals consistent with the public record).
 
 ``choose`` is ``montecarlo``: on every sample every legal move is played out at random.
 ``pimc`` plays every legal move out on each of up to ``samples`` samples under a fast

@@ -6,8 +6,8 @@ heuristics), and the searches over deals drawn by the exact sampler: ``montecarl
 In the train games (Mexican Train, Chicken Foot) ``expert``, ``montecarlo`` and ``pimc``
 get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
 ``bones.core.trainsearch`` on deals from ``bones.core.trainsample`` (uniform over the
-unseen tiles), ``ismcts`` through ``bones.core.trainismcts`` (docs/bots.md, "Train
-games").
+deals consistent with the public record), ``ismcts`` through ``bones.core.trainismcts``
+(docs/bots.md, "Train games").
 
 They run in the compiled core.  A variant whose moves are scored by a Python
 ``move_scorer`` is played with that scorer: the core calls it for every placement of every

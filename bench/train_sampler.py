@@ -1,0 +1,49 @@
+"""The train games' exact sampler: how it draws (``method``: the exact table, rejection
+from a relaxed table, or the uniform fallback) and what building it costs (wall time of
+``TrainSampler(observation)``), over every position of whole rounds where the mover is
+the observer.
+
+Rounds: seeds 0 to 5, each position of a round played by the heaviest-tile rule (ties:
+the first legal move); the variants' standard hands.
+Run: ``python bench/train_sampler.py`` (docs/sampler.md, "The train games").
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from bones.core.trains import TrainRound
+from bones.core.trainsample import TrainSampler
+
+GAMES = [("trains", 12, 2), ("trains", 12, 4), ("trains", 12, 8), ("chicken_foot", 9, 2),
+         ("chicken_foot", 9, 4), ("chicken_foot", 9, 8)]  # fmt: skip
+
+
+def main() -> None:
+    print("| game | positions | exact | rejection | uniform | median ms | p90 ms | max ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for layout, set_max, players in GAMES:
+        times = []
+        methods = {"exact": 0, "rejection": 0, "uniform": 0}
+        for seed in range(6):
+            r = TrainRound.deal(layout, set_max=set_max, players=players, seed=seed)
+            while not r.is_over:
+                obs = r.observation(r.to_move)
+                t0 = time.perf_counter()
+                sampler = TrainSampler(obs)
+                times.append(time.perf_counter() - t0)
+                methods[sampler.method] += 1
+                r.play(max(r.legal_moves, key=lambda m: m.tile.high + m.tile.low))
+        times.sort()
+        name = f"{'Mexican Train' if layout == 'trains' else 'Chicken Foot'} {players}p"
+        print(
+            f"| {name} double-{set_max} | {len(times)} | {methods['exact']} | "
+            f"{methods['rejection']} | {methods['uniform']} | "
+            f"{1e3 * statistics.median(times):.1f} | "
+            f"{1e3 * times[int(0.9 * len(times))]:.1f} | {1e3 * times[-1]:.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+"""The train games' sampler is exact (bones.core.trainsample, docs/sampler.md "The train
+games"): every sample replays the public record to the same observation, and every
+consistent full deal is equally likely."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+
+import pytest
+from scipy.stats import chisquare
+
+from bones.core.trains import TrainRound
+from bones.core.trainsample import TrainSampler
+from bones.trains_records import TrainObservation
+
+
+def replay(obs: TrainObservation, hands, stock) -> TrainObservation:
+    """The observation the seat gets when the round is replayed from this full deal."""
+    r = TrainRound.from_deal(
+        obs.layout,
+        set_max=obs.set_max,
+        hands=hands,
+        stock=stock,
+        engine=obs.engine,
+        leader=obs.leader,
+        zero_double=obs.zero_double,
+        first_turn_own_train=obs.first_turn_own_train,
+        engine_toes=obs.engine_toes,
+        moves=[f"{t}@{w}" for _, t, w in obs.placements],
+    )
+    return r.observation(obs.seat)
+
+
+def random_positions(layout, set_max, players, seed, hand_size=None, every=1):
+    r = TrainRound.deal(layout, set_max=set_max, players=players, seed=seed,
+                        hand_size=hand_size)  # fmt: skip
+    rng = random.Random(seed)
+    k = 0
+    while not r.is_over:
+        if k % every == 0:
+            yield r.copy()
+        k += 1
+        r.play(rng.randrange(len(r.legal_moves)))
+
+
+@pytest.mark.parametrize(
+    ("layout", "set_max", "players"),
+    [
+        ("trains", 12, 4),
+        ("trains", 9, 3),
+        ("chicken_foot", 9, 4),
+        ("trains", 6, 2),
+        ("chicken_foot", 6, 2),
+        ("trains", 9, 8),
+    ],  # fmt: skip
+)
+def test_every_sample_replays_to_the_observation(layout, set_max, players):
+    checked = 0
+    for seed in range(3):
+        for r in random_positions(layout, set_max, players, seed, every=3):
+            obs = r.observation(r.to_move)
+            sampler = TrainSampler(obs)
+            assert sampler.method in ("exact", "rejection")
+            for k in range(3):
+                try:
+                    hands, stock = sampler.full_deal(k)
+                except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
+                    assert sampler.method == "rejection"
+                    continue
+                assert replay(obs, hands, stock) == obs
+                checked += 1
+                # the position sample() deals is the full deal's, played to now
+                cur, rest = sampler.deal(k)
+                assert [len(h) for h in cur] == list(obs.hand_sizes)
+                assert len(rest) == obs.stock_size
+    assert checked > 50
+
+
+def brute_force(obs: TrainObservation) -> Counter:
+    """Every full deal (hands at the deal, the stock in order) behind ``obs``, by replay:
+    the other seat's deal is any of the tiles the seat did not get, the stock the rest in
+    every order (two players)."""
+    sampler = TrainSampler(obs)
+    own = sampler.full_deal(0)[0][obs.seat]
+    tiles = [t for t in _set(obs.set_max, obs.engine) if t not in own]
+    k = len(own)
+    found = Counter()
+    for other in itertools.combinations(tiles, k):
+        rest = [t for t in tiles if t not in other]
+        for stock in itertools.permutations(rest):
+            hands = [list(own), list(other)] if obs.seat == 0 else [list(other), list(own)]
+            try:
+                ok = replay(obs, hands, list(stock)) == obs
+            except Exception:  # an illegal placement: not consistent
+                ok = False
+            if ok:
+                found[(tuple(sorted(other)), stock)] += 1
+    return found
+
+
+def _set(set_max, engine):
+    return [f"{a}-{b}" for a in range(set_max + 1) for b in range(a + 1)
+            if not a == b == engine]  # fmt: skip
+
+
+def _key(hands, stock, seat):
+    return tuple(sorted(hands[1 - seat])), tuple(stock)
+
+
+def small_positions(layout):
+    """Two-player double-6 rounds with 12 tiles each and 3 in the stock, at positions
+    where the observer is to move after a draw and a pass (the constraints bite)."""
+    for seed in range(200):
+        for r in random_positions(layout, 6, 2, seed, hand_size=12):
+            if any(e[0] == "pass" for e in r.log) and len(r.placements) >= 2:
+                yield r.observation(r.to_move)
+                break
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+def test_the_count_and_the_frequencies_are_the_brute_force_ones(layout):
+    done = 0
+    for obs in small_positions(layout):
+        deals = brute_force(obs)
+        sampler = TrainSampler(obs)
+        assert sampler.method == "exact"
+        assert sampler.count == len(deals), obs
+        assert all(n == 1 for n in deals.values())
+        if 2 <= len(deals) <= 60:
+            n = 300 * len(deals)
+            seen = Counter()
+            for k in range(n):
+                hands, stock = sampler.full_deal(k)
+                key = _key(hands, stock, obs.seat)
+                assert key in deals
+                seen[key] += 1
+            _stat, p = chisquare([seen[d] for d in deals])
+            assert p > 1e-4, (seen, p)
+            done += 1
+        if done >= 2:
+            break
+    assert done >= 1
+
+
+def drew_with_5_open() -> TrainRound:
+    """Double-6 Mexican Train, two players: seat 0 places 6-5 on the Mexican train; seat 1
+    holds no 5 and no 6 (the numbers open to it), draws a tile without them and passes.
+    Seat 0 holds 9 of the other 11 tiles with a 5 or a 6: the two left are in the stock."""
+    low = [f"{a}-{b}" for a in range(5) for b in range(a + 1)]  # the 15 tiles without 5, 6
+    high = [f"{a}-{b}" for a in (5, 6) for b in range(a + 1)
+            if (a, b) not in ((6, 6), (6, 5))]  # fmt: skip
+    seat1 = low[:12]
+    seat0 = ["6-5", *high[:9], *low[12:14]]
+    stock = [low[14], *high[9:]]
+    return TrainRound.from_deal("trains", set_max=6, engine=6, hands=[seat0, seat1],
+                                stock=stock, moves=["6-5@M"])  # fmt: skip
+
+
+def obs_high(obs: TrainObservation) -> list[str]:
+    """The tiles with a 5 or a 6 that seat 0 neither holds nor placed."""
+    placed = {t for _, t, _ in obs.placements}
+    return [f"{a}-{b}" for a in (5, 6) for b in range(a + 1)
+            if (a, b) != (6, 6) and f"{a}-{b}" not in obs.hand
+            and f"{a}-{b}" not in placed]  # fmt: skip
+
+
+def test_a_seat_that_drew_with_5_open_gets_no_5_in_the_samples():
+    r = drew_with_5_open()
+    assert [e[0] for e in r.log] == ["place", "draw", "pass"] and r.to_move == 0
+    obs = r.observation(0)
+    sampler = TrainSampler(obs)
+    assert sampler.method == "exact"
+    for k in range(300):
+        hands, stock = sampler.deal(k)
+        assert not [t for t in hands[1] if "5" in t or "6" in t], hands[1]
+        assert sorted(stock) == sorted(t for t in obs_high(obs))
+    # the uniform deal (the fallback) does put them there
+    uniform = TrainSampler(obs, model=False)
+    assert uniform.method == "uniform"
+    assert any(any("5" in t or "6" in t for t in uniform.deal(k)[0][1]) for k in range(50))
+
+
+def test_too_many_states_falls_back_explicitly():
+    obs = next(small_positions("trains"))
+    sampler = TrainSampler(obs, max_states=1)
+    assert sampler.method in ("rejection", "uniform")
+    assert sampler.count is None
+    if sampler.method == "rejection":
+        for k in range(20):
+            try:
+                hands, stock = sampler.full_deal(k)
+            except RuntimeError:
+                continue
+            assert replay(obs, hands, stock) == obs
+        assert sampler.rejection_stats[0] >= 1
+    else:
+        assert not sampler.is_exact and "max_states" in sampler.fallback
+    with pytest.raises(ValueError, match="max_states"):
+        TrainSampler(obs, max_states=0)
+
+
+def test_objects_made_with_new_are_safe():
+    blank = TrainSampler.__new__(TrainSampler)
+    for attr in ("count", "method", "is_exact", "fallback", "rejection_stats", "table_size",
+                 "unseen_tiles", "legal_codes"):  # fmt: skip
+        with pytest.raises(ValueError, match="made from an observation"):
+            getattr(blank, attr)
+    with pytest.raises(ValueError, match="made from an observation"):
+        blank.full_deal(1)
+    with pytest.raises(ValueError, match="made from an observation"):
+        blank.deal(1)
+    with pytest.raises(TypeError):
+        blank.__init__(None)
+    obs = drew_with_5_open().observation(0)
+    s = TrainSampler(obs)
+    with pytest.raises(ValueError, match="built once"):
+        s.__init__(obs)
