@@ -53,10 +53,11 @@ cdef double now_ms() noexcept nogil:
 
 
 cdef int grow(TrainSampler sampler, TrainState* s, TNode* nodes, int cap, int iterations,
-              double time_ms, int policy, double c, uint64_t* rng) noexcept nogil:
-    """Run up to iterations iterations (within time_ms of CPU time) on the tree rooted at
-    nodes[0]; the iterations made."""
-    cdef double start = now_ms(), value, best_value
+              double start, double time_ms, int policy, double c,
+              uint64_t* rng) noexcept nogil:
+    """Run up to iterations iterations (within time_ms of CPU time from ``start``, before
+    the sampler was built) on the tree rooted at nodes[0]; the iterations made."""
+    cdef double value, best_value
     cdef int n_nodes = 1, done = 0, node, k, i, best, untried, child
     cdef int seen[TR_MAX_MOVES]  # per legal move of the position: its child, or -1
     while done < iterations and n_nodes < cap:
@@ -122,6 +123,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     """ismcts's move in a train game: up to ``iterations`` iterations within ``time_ms`` ms
     of CPU time (0: no clock), playouts under ``policy``, UCB constant ``c``;
     ``(move, new_seed, iterations_used)``."""
+    cdef double start = now_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
     cdef uint64_t rng = rng_seed(seed)
     cdef TrainState* s = NULL
@@ -148,7 +150,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
         nodes[0].avail = 0
         nodes[0].total = 0
         with nogil:
-            used = grow(sampler, s, nodes, cap, iterations, time_ms, pol, c, &rng)
+            used = grow(sampler, s, nodes, cap, iterations, start, time_ms, pol, c, &rng)
         visits = {}
         k = nodes[0].child
         while k >= 0:

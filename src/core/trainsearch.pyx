@@ -46,13 +46,13 @@ cdef inline void playout(TrainState* s, int policy, uint64_t* rng) noexcept nogi
 
 
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
-                int n, double* totals, int samples, double time_ms, int policy,
+                int n, double* totals, int samples, double start, double time_ms, int policy,
                 uint64_t* rng) noexcept nogil:
     """Add each move's utility over up to samples samples to totals; the samples used.
-    The clock is read before every move's playout; a sample cut short is dropped, so every
-    move is scored on the same deals (at least one sample is always completed)."""
+    The clock (started at ``start``, before the sampler was built) is read before every
+    move's playout; a sample cut short is dropped, so every move is scored on the same
+    deals (at least one sample is always completed)."""
     cdef double cur[TR_MAX_MOVES]
-    cdef double start = now_ms()
     cdef int used = 0, i
     cdef bint over = False
     while used < samples and not over:
@@ -74,6 +74,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
 
 cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
                uint64_t seed):
+    cdef double start = now_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
     cdef int codes[TR_MAX_MOVES]
     cdef double totals[TR_MAX_MOVES]
@@ -94,8 +95,8 @@ cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy
         if base is NULL or work is NULL:
             raise MemoryError()
         with nogil:
-            used = search(sampler, base, work, codes, n, totals, samples, time_ms, policy,
-                          &rng)
+            used = search(sampler, base, work, codes, n, totals, samples, start, time_ms,
+                          policy, &rng)
     finally:
         PyMem_Free(base)
         PyMem_Free(work)
