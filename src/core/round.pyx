@@ -78,7 +78,7 @@ cdef object _NEW = object()  # the token that lets this module construct rounds 
 cdef int _MAX_BYTES = 1 << 16  # no round's msgpack comes near this
 cdef long _MAX_SCORE = MAX_SCORE  # C copies of the limits, for checks without a lookup
 cdef tuple _END_PAIRS = tuple(tuple((name, v) for v in range(7)) for name in END_NAMES)
-cdef object _Observation = None  # bones.observation.Observation, imported on first use
+cdef object _Observation = None  # bones.core.observation.Observation, imported on first use
 
 
 cdef inline void _put(object tup, Py_ssize_t i, object item):
@@ -286,7 +286,7 @@ cdef class Round:
         try:
             rules = _rules_for(variant, players, options)
         except OtherCore as other:
-            from bones.train_games import deal as deal_train
+            from bones.core.train_games import deal as deal_train
 
             return deal_train(other.variant, players, seed, leader, lead_tile, scores, options)
         cdef Round self = Round.__new__(Round, _NEW)
@@ -328,7 +328,7 @@ cdef class Round:
         try:
             rules = _rules_for(variant, players, options)
         except OtherCore as other:
-            from bones.train_games import from_deal as train_from_deal
+            from bones.core.train_games import from_deal as train_from_deal
 
             return train_from_deal(other.variant, hands, stock, leader, lead_tile, scores,
                                    moves, partial, options)
@@ -812,7 +812,7 @@ cdef class Round:
     cdef object _observation(self, int s):
         global _Observation
         if _Observation is None:
-            from bones.observation import Observation
+            from bones.core.observation import Observation
             _Observation = Observation
         cdef SeatView o = _new_instance(_Observation)
         o.seat = s

@@ -821,7 +821,7 @@ cdef class DealSampler:
             free(self.d)
 
     def __init__(self, source, seat=None, *, opening=None):
-        from bones.observation import Observation
+        from bones.core.observation import Observation
 
         cdef int rc, op
         deals_free(self.d)
