@@ -36,13 +36,12 @@ from libc.string cimport memset
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.trainstate cimport (
     LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_MEXICAN, TR_PLAYING, TrainState,
-    move_target, move_tile, ts_copy, ts_gen,
+    move_target, move_tile, ts_copy, ts_gen, ts_place,
 )
 from bones.core.trains cimport TrainRound
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_NUM, WIDE_SET, to_wide_index,
-    w_andnot,
-    w_any, w_bit, w_clear, w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
+    W128, WIDE_DOUBLE, WIDE_LO, WIDE_NUM, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
 )
 
 from math import comb, factorial
@@ -59,8 +58,15 @@ cdef int T_END = 1 << 20      # time "now": tiles not placed are held until then
 cdef int STOCK = 8            # the seat of the stock group
 
 
-cdef inline int other_half(int t, int v) noexcept nogil:
-    return WIDE_LO[t] + WIDE_HI[t] - v
+cdef inline void shuffle(uint8_t* deck, int n, uint64_t* rng) noexcept nogil:
+    """Fisher-Yates: every order of deck[:n] alike."""
+    cdef int i, j
+    cdef uint8_t x
+    for i in range(n - 1):
+        j = i + <int>rng_below(rng, n - i)
+        x = deck[i]
+        deck[i] = deck[j]
+        deck[j] = x
 
 
 cdef int _code(object text) except -1:
@@ -206,8 +212,7 @@ cdef class TrainSampler:
         stock left in a uniform order), or uniformly (Fisher-Yates) when not exact."""
         cdef uint8_t deck[91]
         cdef uint8_t where[91]
-        cdef int n = self.n_unseen, i, j, k = 0, seat, _c, t, g
-        cdef uint8_t x
+        cdef int n = self.n_unseen, i, k = 0, seat, _c, t, g
         ts_copy(dst, self.base)
         if self.exact and self.draw_one(where, rng):
             for seat in range(dst.players):
@@ -221,11 +226,7 @@ cdef class TrainSampler:
                     k += 1
                 else:
                     w_set(&dst.hand[self.g_seat[g]], t)
-            for i in range(k - 1):
-                j = i + <int>rng_below(rng, k - i)
-                x = deck[i]
-                deck[i] = deck[j]
-                deck[j] = x
+            shuffle(deck, k, rng)
             for seat in range(dst.players):
                 if seat != self.seat:
                     dst.hand0[seat] = dst.hand[seat]
@@ -237,11 +238,7 @@ cdef class TrainSampler:
             return
         for i in range(n):
             deck[i] = self.unseen[i]
-        for i in range(n - 1):
-            j = i + <int>rng_below(rng, n - i)
-            x = deck[i]
-            deck[i] = deck[j]
-            deck[j] = x
+        shuffle(deck, n, rng)
         for seat in range(dst.players):
             if seat == self.seat:
                 continue
@@ -416,38 +413,17 @@ cdef TrainSampler sampler_of(object observation):
 
 
 cdef int _place(TrainState* s, int t, int target, int seat, str tile, str where) except -1:
-    """Put tile t on target as ts_play does (hands aside, the marker lifted when the owner
-    places on its own train)."""
-    cdef int v
+    """Put tile t on target as ts_play does (hands aside), after checking that the record
+    can say so."""
     if w_has(s.table, t):
         raise ValueError(f"observation: tile {tile} is placed twice")
-    w_set(&s.table, t)
     if s.layout == LAYOUT_TRAINS:
         if target > TR_MEXICAN or (target != TR_MEXICAN and target >= s.players):
             raise ValueError(f"observation: bad target {where!r}")
-        s.train_open[target] = other_half(t, s.train_open[target])
-        s.train_len[target] += 1
-        if target == seat:
-            s.public &= ~(1 << seat)
-        s.pending = target if WIDE_LO[t] == WIDE_HI[t] else -1
-    elif target == s.pending:
-        v = WIDE_LO[target]
-        s.free_num[t] = other_half(t, v)
-        w_set(&s.ends_by[s.free_num[t]], t)
-        s.toes -= 1
-        if s.toes == 0:
-            s.pending = -1
-    else:
-        if not w_has(s.table, target) or target == t:
-            raise ValueError(f"observation: {tile} placed on {where}, not on the table")
-        v = s.free_num[target]
-        w_clear(&s.ends_by[v], target)
-        if WIDE_LO[t] == WIDE_HI[t]:
-            s.pending = t
-            s.toes = 3
-        else:
-            s.free_num[t] = other_half(t, v)
-            w_set(&s.ends_by[s.free_num[t]], t)
+    elif target != s.pending and (not w_has(s.table, target) or target == t):
+        raise ValueError(f"observation: {tile} placed on {where}, not on the table")
+    w_set(&s.table, t)
+    ts_place(s, seat, t, target)
     return 0
 
 

@@ -96,6 +96,7 @@ cdef void ts_deal_random(TrainState* s, int layout, int set_max, int engine, int
                          int engine_toes, int leader, uint64_t* rng) noexcept nogil
 cdef int ts_gen(TrainState* s) noexcept nogil
 cdef int ts_find(const TrainState* s, int move) noexcept nogil
+cdef void ts_place(TrainState* s, int seat, int t, int target) noexcept nogil
 cdef void ts_play(TrainState* s, int move) noexcept nogil
 cdef void ts_undo(TrainState* s) noexcept nogil
 cdef void ts_copy(TrainState* dst, const TrainState* src) noexcept nogil

@@ -158,28 +158,12 @@ cdef void settle(TrainState* s) noexcept nogil:
 
 # --- make / unmake ----------------------------------------------------------------------
 
-cdef void ts_play(TrainState* s, int move) noexcept nogil:
-    """Make a legal move (one of s.moves), then the forced draws and passes after it."""
-    cdef int seat = s.to_move, t = move_tile(move), target = move_target(move), v
-    cdef TPly* p = &s.plies[s.n_plies]
+cdef inline void place(TrainState* s, int seat, int t, int target) noexcept nogil:
+    """Lay tile t (already on the table, out of the hand) on target: the trains, the
+    pending double and its toes, the open ends (inline: ts_play's hot path)."""
+    cdef int v
     cdef bint double = WIDE_LO[t] == WIDE_HI[t]
-    p.move = <uint16_t>move
-    p.seat = seat
-    p.prev_public = s.public
-    p.prev_pending = s.pending
-    p.prev_toes = s.toes
-    p.prev_passes = s.passes
-    p.prev_forced = s.forced
-    p.ev_mark = <uint16_t>s.n_events
-    p.prev_open = 0
-    s.n_plies += 1
-    w_clear(&s.hand[seat], t)
-    w_set(&s.table, t)
-    push_event(s, EV_PLACE, seat, t, target)
-    s.passes = 0
-    s.forced = -1
     if s.layout == LAYOUT_TRAINS:
-        p.prev_open = s.train_open[target]
         s.train_open[target] = other_half(t, s.train_open[target])
         s.train_len[target] += 1
         if target == seat:
@@ -203,6 +187,36 @@ cdef void ts_play(TrainState* s, int move) noexcept nogil:
         else:
             s.free_num[t] = other_half(t, v)
             w_set(&s.ends_by[s.free_num[t]], t)
+
+
+cdef void ts_place(TrainState* s, int seat, int t, int target) noexcept nogil:
+    """place() for other modules: the sampler replays a record's placements with it."""
+    place(s, seat, t, target)
+
+
+cdef void ts_play(TrainState* s, int move) noexcept nogil:
+    """Make a legal move (one of s.moves), then the forced draws and passes after it."""
+    cdef int seat = s.to_move, t = move_tile(move), target = move_target(move)
+    cdef TPly* p = &s.plies[s.n_plies]
+    cdef bint double = WIDE_LO[t] == WIDE_HI[t]
+    p.move = <uint16_t>move
+    p.seat = seat
+    p.prev_public = s.public
+    p.prev_pending = s.pending
+    p.prev_toes = s.toes
+    p.prev_passes = s.passes
+    p.prev_forced = s.forced
+    p.ev_mark = <uint16_t>s.n_events
+    p.prev_open = 0
+    s.n_plies += 1
+    w_clear(&s.hand[seat], t)
+    w_set(&s.table, t)
+    push_event(s, EV_PLACE, seat, t, target)
+    s.passes = 0
+    s.forced = -1
+    if s.layout == LAYOUT_TRAINS:
+        p.prev_open = s.train_open[target]
+    place(s, seat, t, target)
     if not w_any(s.hand[seat]):
         s.status = TR_OUT
         s.out_seat = seat
