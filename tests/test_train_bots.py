@@ -149,7 +149,7 @@ def positions(layout: str, players: int, seed: int):
         r.play(rng.choice(r.legal_moves))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     layout=st.sampled_from(LAYOUTS),
     players=st.sampled_from([2, 3, 4, 8]),
