@@ -6,6 +6,12 @@ import os
 
 import pytest
 
+# The plugins installed in the environment that runs the tests (a user's own, through the
+# ``bones`` entry points) must not change what bones' own tests find: none is loaded,
+# here and in every process a test starts.  The tests that load a plugin through an entry
+# point on purpose take the ``plugin_autoload`` fixture (docs/testing.md).
+os.environ["BONES_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+
 
 @pytest.fixture
 def fresh_registry():
@@ -15,6 +21,26 @@ def fresh_registry():
     registry.reset()
     yield registry
     registry.reset()
+
+
+@pytest.fixture
+def plugin_autoload(monkeypatch, tmp_path):
+    """The entry points are loaded again, but only those of the distributions the test
+    writes under its ``tmp_path``: the plugins installed in the environment stay unseen
+    (the plugin manager and pluggy both find entry points through
+    ``importlib.metadata.distributions``)."""
+    import importlib.metadata
+    from pathlib import Path
+
+    every = importlib.metadata.distributions
+
+    def the_tests_own(**kwargs):
+        for dist in every(**kwargs):
+            if Path(str(dist.locate_file(""))).resolve().is_relative_to(tmp_path.resolve()):
+                yield dist
+
+    monkeypatch.delenv("BONES_DISABLE_PLUGIN_AUTOLOAD")
+    monkeypatch.setattr(importlib.metadata, "distributions", the_tests_own)
 
 
 def pytest_unconfigure(config):

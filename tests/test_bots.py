@@ -617,7 +617,7 @@ def test_cli_bots_unknown(capsys, fresh_registry):
 # -- the example of docs/bots.md, loaded through a real entry point ---------------------------
 
 
-def test_docs_example_plugin(tmp_path, monkeypatch, fresh_registry):
+def test_docs_example_plugin(tmp_path, monkeypatch, fresh_registry, plugin_autoload):
     doc = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
     example = next(b for b in blocks if "def register_bots" in b)
@@ -655,7 +655,9 @@ def _fake_dist(site: Path, name: str, module: str, text: str) -> None:
     (info / "entry_points.txt").write_text(f"[bones]\n{module} = {module}\n")
 
 
-def test_bot_plugin_using_the_registry_at_import_time(tmp_path, monkeypatch, fresh_registry):
+def test_bot_plugin_using_the_registry_at_import_time(
+    tmp_path, monkeypatch, fresh_registry, plugin_autoload
+):
     """A plugin that asks for a built-in bot while it is imported, with bones.plugins()
     (not bones.bots()) the first call: its bots are still registered."""
     _fake_dist(

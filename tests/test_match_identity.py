@@ -188,7 +188,9 @@ def _dist(site: Path, version: str) -> None:
     importlib.invalidate_caches()
 
 
-def test_a_new_plugin_version_is_refused(tmp_path, monkeypatch, fresh_registry, capsys):
+def test_a_new_plugin_version_is_refused(
+    tmp_path, monkeypatch, fresh_registry, capsys, plugin_autoload
+):
     site = tmp_path / "site"
     site.mkdir()
     (site / "idt_mybots.py").write_text(PLUGIN.format(bot="mybot"))

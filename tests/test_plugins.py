@@ -231,7 +231,7 @@ def fake_dist(site: Path, name: str, entry_points: dict[str, str], version: str 
 
 
 @pytest.fixture
-def site(tmp_path, monkeypatch, fresh_registry):
+def site(tmp_path, monkeypatch, fresh_registry, plugin_autoload):
     """A temporary site folder on sys.path plus the example plugin's source folder."""
     monkeypatch.syspath_prepend(str(EXAMPLE))
     monkeypatch.syspath_prepend(str(tmp_path))

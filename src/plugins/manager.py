@@ -3,7 +3,9 @@
 The built-in plugin modules are registered exactly as a third-party plugin would be; then
 every entry point of the ``bones`` group is loaded.  A third-party plugin that fails to
 import or to register is reported (a :class:`PluginWarning`, and ``bones plugins``) and
-skipped; it never takes the engine down.
+skipped; it never takes the engine down.  ``BONES_DISABLE_PLUGIN_AUTOLOAD`` set to a
+non-empty value (as pytest's ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``) loads no entry point:
+the built-in plugins and ``--plugin`` modules only (bones' test suite sets it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pluggy
 from . import hookspecs
 
 __all__ = [
+    "AUTOLOAD_ENV",
     "BUILTIN_PLUGINS",
     "ENTRY_POINT_GROUP",
     "BonesPluginManager",
@@ -34,6 +37,9 @@ __all__ = [
 
 #: The entry-point group installed plugins use (``[project.entry-points.bones]``).
 ENTRY_POINT_GROUP = "bones"
+
+#: Set to a non-empty value, no plugin is loaded from the entry points.
+AUTOLOAD_ENV = "BONES_DISABLE_PLUGIN_AUTOLOAD"
 
 #: Plugin modules that ship with bones, registered before any third-party plugin.
 BUILTIN_PLUGINS = (
@@ -129,7 +135,8 @@ def get_plugin_manager() -> BonesPluginManager:
 
     The built-in plugins are registered first; the manager is then already returned to a
     re-entrant call (a third-party plugin that asks for ``bones.variant("straight")``
-    while it is being imported) before the entry points are loaded.
+    while it is being imported) before the entry points are loaded, unless
+    :data:`AUTOLOAD_ENV` is set.
     """
     global _manager
     with _lock:
@@ -138,7 +145,8 @@ def get_plugin_manager() -> BonesPluginManager:
             for module_name in BUILTIN_PLUGINS:
                 pm.register(importlib.import_module(module_name), name=module_name)
             _manager = pm
-            pm.load_entry_point_plugins()
+            if not os.environ.get(AUTOLOAD_ENV):
+                pm.load_entry_point_plugins()
         return _manager
 
 
