@@ -438,8 +438,12 @@ def test_the_python_example_plays_whole_games_and_is_deterministic():
 
 
 def _build_c_bot(tmp_path: Path) -> Path:
-    if shutil.which("make") is None or shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("the C example needs make and a C compiler")
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    works = (
+        cc is not None and subprocess.run([cc, "--version"], capture_output=True).returncode == 0
+    )
+    if shutil.which("make") is None or not works:  # CC=false: no compiler on purpose
+        pytest.skip("the C example needs make and a C compiler (CC, default cc)")
     out = tmp_path / "random_bot"
     build = subprocess.run(
         ["make", "-s", "-C", str(ROOT / "examples" / "c"), f"OUT={out}"],
