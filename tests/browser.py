@@ -159,7 +159,8 @@ class Browser:
         deadline = time.monotonic() + timeout
         while not self.eval(expression):
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{expression} still false after {timeout} s")
+                where = self.eval("location.href + ' (step ' + document.body.dataset.step + ')'")
+                raise TimeoutError(f"{expression} still false after {timeout} s at {where}")
             time.sleep(0.02)
 
     def key(self, key: str, code: int) -> None:
