@@ -758,11 +758,7 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
                 "--resume of a match without --seed needs --journal PATH (its seed was "
                 "drawn at random: the journal keeps it)"
             )
-        data["seed"] = new_seed()
-        print(
-            f"bones: match seed {data['seed']} (drawn at random; the journal keeps it)",
-            file=sys.stderr,
-        )
+        data["seed"] = new_seed()  # the table and the journal show it
     if data["sandbox_memory"] is not None and not data["sandbox"]:
         raise UsageError("--sandbox-memory is a limit of --sandbox: give --sandbox too")
     return MatchConfig.from_dict(data), path

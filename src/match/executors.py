@@ -230,9 +230,7 @@ def play_planned(
     if len(seeds) != len(gids) or (game_seeds is not None and len(game_seeds) != len(gids)):
         raise ValueError(f"{len(seeds)} sets of bot seeds for {len(gids)} games")
     deals = [None] * len(gids) if game_seeds is None else list(game_seeds)
-    return play_games(
-        [plan.task(g, s, d) for g, s, d in zip(gids, seeds, deals, strict=True)]
-    )
+    return play_games([plan.task(g, s, d) for g, s, d in zip(gids, seeds, deals, strict=True)])
 
 
 class DaskExecutor:

@@ -160,7 +160,9 @@ class MatchConfig:
             )
         order = get("order", str, "id")
         if order not in ORDERS:
-            raise MatchError(f"config 'order' must be one of {', '.join(ORDERS)}; got {_short(order)}")
+            raise MatchError(
+                f"config 'order' must be one of {', '.join(ORDERS)}; got {_short(order)}"
+            )
         tc = get("tc", (str, type(None)), None)
         if tc is not None:
             parse_tc(tc)
@@ -504,9 +506,7 @@ class Plan:
         c = self.config
         if c.order == "id":
             return iter(range(self.schedule.total))
-        return PlayOrder(self.schedule.per_deal, c.secret or str(c.seed)).games(
-            self.schedule.total
-        )
+        return PlayOrder(self.schedule.per_deal, c.secret or str(c.seed)).games(self.schedule.total)
 
     def public(self) -> Plan:
         """This plan without the secret, for the workers: the key of the bots' seeds

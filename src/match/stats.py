@@ -378,9 +378,7 @@ def sign_test(better: int, worse: int) -> float:
     log_half = n * math.log(0.5)
     total = 0.0
     for k in range(better, n + 1):  # the terms fall fast past n / 2: stop when they vanish
-        term = math.exp(
-            math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + log_half
-        )
+        term = math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + log_half)
         total += term
         if k > n / 2 and term < total * 1e-17:
             break
