@@ -22,7 +22,7 @@ SEEN: list[tuple[frozenset[str], list[frozenset[str]]]] = []
 
 
 #: The rounds remembered (the last ones: the games of a deal are played close together).
-MEMORY = 64
+MEMORY = 1024
 
 
 def _known(hand: frozenset[str]) -> bool:

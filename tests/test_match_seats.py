@@ -94,7 +94,7 @@ def test_round_robin_bot_units_are_deals(tmp_path):
 def _coverage(players: int, matches: int, deals: int, seed: int = 0) -> float:
     """How often the 95% interval of random vs random (identical bots) at ``players``
     seats of Chicken Foot covers 50% (0 Elo): each match's games played with the real
-    schedule and seeds through the driver, and summarised as the runner does."""
+    schedule and deals through the driver, and summarised as the runner does."""
     covered = 0
     for m in range(matches):
         config = MatchConfig(
@@ -105,8 +105,12 @@ def _coverage(players: int, matches: int, deals: int, seed: int = 0) -> float:
         p = plan(config)
         assert p.schedule.deals == deals
         summary = Summary(config.to_dict(), total=p.schedule.total, labels=p.labels)
+        # each game's bots get fresh seeds: with the runner's seeds (by deal and seat) a
+        # seating and its mirror replay one game, and every deal scores exactly 50%
+        rng = random.Random(config.seed)
         for gid in range(p.schedule.total):
-            summary.add(play_game(p.task(gid)))
+            seeds = [rng.getrandbits(63) for _ in range(players)]
+            summary.add(play_game(p.task(gid, seeds)))
         e = summary.result()["pairs"][0]["estimate"]
         covered += e["score_lo"] <= 0.5 <= e["score_hi"]
     return covered / matches
@@ -258,14 +262,34 @@ def test_sign_test():
         sign_test(-1, 2)
 
 
+def test_honest_three_seat_match_is_not_flagged_for_a_skewed_deal():
+    """A deal of six seatings in which only one is good for a bot: its first game is
+    mostly below its mean, but its last minus its first is as often positive as
+    negative.  Over many shuffled orders of 60 such deals the monitor flags at most its
+    rate (a mean-of-later-games test flagged every one)."""
+    flagged = 0
+    for key in range(100):  # the order's key: without a secret, the seed
+        config = {"bots": ["a", "b"], "players": 3, "seed": key, "order": "shuffled"}
+        summary = Summary(config, total=360)
+        for gid in range(360):
+            good = gid % 6 == 0  # seating 0: bot 0 wins; else bot 1
+            summary.add({"id": gid, "group": gid // 6, "sides": [[0], [1], [2]],
+                         "seat_bots": [0, 1, 1] if good else [0, 0, 1],
+                         "ranks": [2, 0, 0] if good else [0, 0, 2]})  # fmt: skip
+        flagged += bool(summary.result()["fairness"]["flagged"])
+    assert flagged <= 4
+
+
 def test_the_monitor_flags_a_deal_remembering_bot(tmp_path, capsys):
+    """40 deals of 3-player straight (six seatings each): the bot that plays well on a
+    hand it has held before is flagged, in the table, --json and the journal's report."""
     import memory_plugin
 
     memory_plugin.SEEN.clear()
     journal = str(tmp_path / "cheat.jsonl")
     code, out, err = run(
-        capsys, "match", "t-memory", "random", "--plugin", "memory_plugin", "--games", "400",
-        "--seed", "1", "--journal", journal, "--jobs", "1",
+        capsys, "match", "t-memory", "random", "--plugin", "memory_plugin", "--games", "240",
+        "--players", "3", "--seed", "1", "--secret", SECRET, "--journal", journal, "--jobs", "1",
     )  # fmt: skip
     assert code == 0, err
     assert "t-memory" in out and "FLAGGED" in out
@@ -278,7 +302,7 @@ def test_the_monitor_flags_a_deal_remembering_bot(tmp_path, capsys):
     data = json.loads(out)
     assert data["fairness"]["flagged"] == ["t-memory"]
     fair = data["bots"][0]["fairness"]
-    assert fair["p"] < FAIRNESS_ALPHA and fair["later_better"] > 2 * fair["later_worse"]
+    assert fair["p"] < FAIRNESS_ALPHA and fair["later_better"] > fair["later_worse"]
 
 
 def _false_alarms(bots: tuple[str, str], matches: int, seed: int) -> int:
@@ -310,8 +334,8 @@ def test_honest_bots_false_alarm_rate():
     assert flagged / 400 <= 2 * FAIRNESS_ALPHA + _tolerance(2 * FAIRNESS_ALPHA, 400), flagged
 
 
-def test_unit_of_the_monitor_is_the_first_game_against_the_rest():
-    """A bot that scores better in its later games of each deal than its first is
+def test_the_monitor_compares_the_last_game_with_the_first():
+    """A bot that scores better in its last game of each deal than its first is
     flagged; the reverse is not; the order, not the game ids, decides which is first."""
     config = MatchConfig(bots=("greedy", "random"), games=40, seed=3, secret=SECRET)
     p = plan(config)

@@ -232,7 +232,7 @@ class _Fold:
         self.open: dict[int, list[Any]] = {}
         # deal -> [games seen, {bot: [(place in the play order, game score)]}]
         self.deals: dict[int, list[Any]] = {}
-        # per bot: deals whose later games scored better, worse, the same as the first
+        # per bot: deals whose last game scored better, worse, the same as the first
         self.later = [[0, 0, 0] for _ in range(k)]
 
     def add(self, r: Mapping[str, Any]) -> None:
@@ -285,17 +285,15 @@ class _Fold:
 
     def _close_deal(self, deal: int) -> None:
         """A bot's unit is its mean score over a deal's games (the games of a deal share
-        its luck, across encounters too); with a shuffled play order, whether its later
-        games of the deal scored better than its first (the fairness monitor)."""
+        its luck, across encounters too); with a shuffled play order, whether its last
+        game of the deal scored better than its first (the fairness monitor)."""
         _, bots = self.deals.pop(deal)
         for bot, played in bots.items():
             self.units[bot].add(math.fsum(v for _, v in played) / len(played))
             if self.order is None or len(played) < 2:
                 continue
-            played.sort()
-            first = played[0][1]
-            later = math.fsum(v for _, v in played[1:]) / (len(played) - 1)
-            self.later[bot][0 if later > first else 1 if later < first else 2] += 1
+            first, last = min(played)[1], max(played)[1]
+            self.later[bot][0 if last > first else 1 if last < first else 2] += 1
 
     def _close(self, group: int, complete: bool = True) -> None:
         _, pairs = self.open.pop(group)
@@ -557,7 +555,7 @@ FAIRNESS_ALPHA = 0.01
 
 
 def _fairness(later: Sequence[int], shuffled: bool) -> dict[str, Any]:
-    """The fairness monitor's verdict on one bot: in how many deals its later games
+    """The fairness monitor's verdict on one bot: in how many deals its last game
     scored better or worse than its first, the sign test's one-sided p-value (None: the
     games were not played in a shuffled order) and whether it is flagged."""
     better, worse, same = later
@@ -729,7 +727,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             for b in bots
         )
         lines.append(
-            f"Fairness (deals whose later games scored better/worse than the first, sign "
+            f"Fairness (deals whose last game scored better/worse than the first, sign "
             f"test, flagged at p < {fair['alpha']:g}): {tests}"
         )
     lost = [

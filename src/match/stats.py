@@ -368,8 +368,12 @@ def sign_test(better: int, worse: int) -> float:
     """The one-sided p-value of the sign test: the chance of ``better`` or more of
     ``better + worse`` fair coin flips coming up heads (ties are left out before).  It is
     exact, and assumes nothing of the differences but that each is as likely positive
-    as negative: what a random play order makes true of an honest bot's later-minus-
-    earlier score in a deal.  1.0 when there is nothing to test."""
+    as negative: what a random play order makes true of an honest bot's score in the
+    last game of a deal minus its first (the two are a random pair of the deal's games,
+    in a random order).  The mean of the later games minus the first would not do with
+    three or more games a deal: one good seating of six makes the first game mostly
+    worse than that mean, though the order is fair.  1.0 when there is nothing to
+    test."""
     n = better + worse
     if better < 0 or worse < 0:
         raise ValueError(f"the sign test counts differences; got {better}, {worse}")
