@@ -187,6 +187,29 @@ def test_resume_without_seed_or_journal_is_refused(tmp_path, capsys, monkeypatch
     assert "--resume of a match without --seed needs --journal PATH" in err
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'garbage\n{"x":1}\n',
+        b'{"type":"match","config":{"seed":"x"}}\n',
+        b"\xff\xfe\x00" * 40 + b"\n{}\n",
+        b"",
+    ],
+)
+def test_unseeded_match_on_a_bad_journal_loses_nothing(tmp_path, capsys, text):
+    """Without --seed the seed of an existing --journal is taken; a file that is not a
+    journal gives no seed, and the runner refuses it as before, leaving it as it was."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(text)
+    code, out, err = run(capsys, "match", "greedy", "random", "--games", "2", "--journal",
+                         str(path), "--jobs", "1")  # fmt: skip
+    if text:
+        assert code == 2 and out == "" and err.startswith("bones: error: "), err
+        assert path.read_bytes() == text
+    else:  # an empty file is a new journal
+        assert code == 0, err
+
+
 def test_sandbox_deals_depend_on_the_secret():
     """Under --sandbox a deal is a keyed hash of the seed: seed S deals other hands than
     the unsandboxed seed S, the same with the same secret, others with another."""
@@ -252,6 +275,9 @@ def test_old_journal_order_has_no_monitor():
     assert MatchConfig.from_dict(old).order == "id"  # a journal from before the shuffle
     with pytest.raises(MatchError, match="config 'order' must be one of shuffled, id"):
         MatchConfig.from_dict({**old, "order": "backwards"})
+    for bad in (5, None, ["id"], True):
+        with pytest.raises(MatchError, match="config 'order' has the wrong type"):
+            MatchConfig.from_dict({**old, "order": bad})
 
 
 def test_sign_test():
@@ -305,12 +331,15 @@ def test_the_monitor_flags_a_deal_remembering_bot(tmp_path, capsys):
     assert fair["p"] < FAIRNESS_ALPHA and fair["later_better"] > fair["later_worse"]
 
 
-def _false_alarms(bots: tuple[str, str], matches: int, seed: int) -> int:
-    """Matches of honest bots, 100 games of straight each through the driver in the
-    runner's order, in which the monitor flags a bot."""
+def _false_alarms(bots: tuple[str, str], matches: int, seed: int, players: int = 2) -> int:
+    """Matches of honest bots, 50 deals of straight each (at ``players`` seats) through
+    the driver in the runner's order, in which the monitor flags a bot."""
     flagged = 0
     for m in range(matches):
-        config = MatchConfig(bots=bots, games=100, seed=seed * 100_000 + m, secret=SECRET)
+        config = MatchConfig(
+            bots=bots, players=players, games=50 * len(seatings(2, players)),
+            seed=seed * 100_000 + m, secret=SECRET,
+        )  # fmt: skip
         p = plan(config)
         summary = Summary(config.to_dict(), total=p.schedule.total, labels=p.labels)
         for gid in p.order():
@@ -320,18 +349,20 @@ def _false_alarms(bots: tuple[str, str], matches: int, seed: int) -> int:
 
 
 def test_honest_bots_are_seldom_flagged():
-    """Fast version: 30 matches; at most 3 flagged (expected at most 0.3)."""
+    """Fast version: 30 matches; at most 3 flagged (expected at most 0.6)."""
     assert _false_alarms(("greedy", "random"), 30, seed=2) <= 3
 
 
 @pytest.mark.slow
-def test_honest_bots_false_alarm_rate():
-    """400 matches (greedy vs random and random vs random): the monitor flags at most
-    its stated rate, 1% per bot (2% a match of two bots), plus three binomial standard
-    errors."""
-    flagged = _false_alarms(("greedy", "random"), 200, seed=3)
-    flagged += _false_alarms(("random", "random"), 200, seed=4)
-    assert flagged / 400 <= 2 * FAIRNESS_ALPHA + _tolerance(2 * FAIRNESS_ALPHA, 400), flagged
+@pytest.mark.parametrize(
+    "bots, players, seed",
+    [(("greedy", "random"), 2, 3), (("random", "random"), 2, 4), (("greedy", "random"), 3, 5)],
+)
+def test_honest_bots_false_alarm_rate(bots, players, seed):
+    """200 matches: the monitor flags at most its stated rate, 1% per bot (2% a match of
+    two bots), plus three binomial standard errors."""
+    flagged = _false_alarms(bots, 200, seed=seed, players=players)
+    assert flagged / 200 <= 2 * FAIRNESS_ALPHA + _tolerance(2 * FAIRNESS_ALPHA, 200), flagged
 
 
 def test_the_monitor_compares_the_last_game_with_the_first():

@@ -18,9 +18,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .journal import IdSet, JournalReader
-
-if TYPE_CHECKING:
-    from .schedule import PlayOrder
 from .stats import (
     PENTANOMIAL,
     PENTANOMIAL_VALUES,
@@ -33,6 +30,9 @@ from .stats import (
     game_scores,
     sign_test,
 )
+
+if TYPE_CHECKING:
+    from .schedule import PlayOrder
 
 __all__ = ["LiveTally", "Summary", "format_table", "summarize", "summarize_journal"]
 
@@ -208,7 +208,7 @@ class _Fold:
     """The summary's tallies, one record at a time: per bot and per pair of bots the
     W/D/L, the game scores and the unit scores (a duplicate set is folded when its last
     game arrives, the unfinished ones at the end).  Memory grows with the bots and the
-    duplicate sets still open, not with the games."""
+    duplicate sets and deals still open, not with the games."""
 
     def __init__(
         self, k: int, group_size: int, penta: bool, per_deal: int, order: PlayOrder | None
