@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import bones
 from bones.cli import main
 from bones.match import MatchConfig, MatchError, run_match
 from bones.match.driver import play_game
@@ -142,11 +143,12 @@ def test_identical_bots_interval_covers_zero_elo_slow(players, matches):
 
 
 def _hands(journal: str) -> list[list[str]]:
-    return [r["seed"] for r in sorted(read_journal(journal).records, key=_id)]
-
-
-def _id(rec):
-    return rec["id"]
+    """The first round's hands of each game of a journal, dealt again from its seed."""
+    out = []
+    for r in sorted(read_journal(journal).records, key=lambda rec: rec["id"]):
+        rnd = bones.new_game(r["variant"], r["players"], r["seed"], **r["options"]).round
+        out.append([" ".join(map(str, rnd.hand(seat))) for seat in range(r["players"])])
+    return out
 
 
 def test_unseeded_matches_deal_different_hands_and_resume_the_same(tmp_path, capsys):
@@ -242,7 +244,8 @@ def test_sandboxed_match_deals_from_the_secret(tmp_path):
     except SandboxError as exc:
         pytest.skip(f"no sandbox here: {exc}")
     run_match(config, tmp_path / "plain.jsonl", jobs=1)
-    run_match(replace(config, sandbox=True), tmp_path / "box.jsonl", jobs=1)
+    summary = run_match(replace(config, sandbox=True), tmp_path / "box.jsonl", jobs=1)
+    assert "seed 5 (deals keyed with the journal's secret: --sandbox)" in format_table(summary)
     plain, boxed = _hands(str(tmp_path / "plain.jsonl")), _hands(str(tmp_path / "box.jsonl"))
     assert plain != boxed
     seeds = {r["seed"] for r in read_journal(tmp_path / "box.jsonl").records}

@@ -618,6 +618,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
     lines.append(
         f"Match {title}: {c.get('variant')}, {c.get('players')} players"
         f"{' (' + opts + ')' if opts else ''}, {deals}, seed {c.get('seed')}"
+        + (" (deals keyed with the journal's secret: --sandbox)" if c.get("sandbox") else "")
     )
     counted = summary["counted"]
     scheduled = summary.get("scheduled")
