@@ -349,7 +349,14 @@ def _match_parsers(sub: Any) -> None:
         help="games per encounter, rounded up to whole duplicate sets (default 100; with "
         "--sprt: until the test decides, at most 1,000,000)",
     )
-    p.add_argument("--seed", type=int, metavar="S", help="match seed: the deals (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="match seed: the deals, the same for the same S (default: drawn at random, "
+        "printed and kept in the journal; under --sandbox the deals depend on the "
+        "journal's secret too)",
+    )
     p.add_argument(
         "--no-duplicate",
         action="store_true",
@@ -667,6 +674,7 @@ def _split_sprt(args: argparse.Namespace) -> None:
 def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
     from .match.journal import JournalReader
     from .match.runner import MatchConfig, MatchError, trusted_plugins
+    from .match.schedule import new_seed
     from .match.stats import SPRT
 
     _split_sprt(args)
@@ -729,7 +737,7 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         else None
         if args.sprt is not None
         else old.get("games", 100),
-        "seed": pick(args.seed, "seed", 0),
+        "seed": pick(args.seed, "seed", None),
         "duplicate": False if args.no_duplicate else old.get("duplicate", True),
         "timeout": None if not timeout else timeout,
         "sprt": sprt,
@@ -740,10 +748,35 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "sandbox_memory": pick(args.sandbox_memory, "sandbox_memory", None),
         "tc": pick(args.tc, "tc", None),
         "bot_logs": pick(args.bot_logs, "bot_logs", None),
+        "order": old.get("order", "id") if old else "shuffled",
     }
+    if data["seed"] is None and path and os.path.exists(path):
+        data["seed"] = _journal_seed(path)  # its match goes on (or another is refused)
+    if data["seed"] is None:
+        if args.resume and not old:
+            raise UsageError(
+                "--resume of a match without --seed needs --journal PATH (its seed was "
+                "drawn at random: the journal keeps it)"
+            )
+        data["seed"] = new_seed()  # the table and the journal show it
     if data["sandbox_memory"] is not None and not data["sandbox"]:
         raise UsageError("--sandbox-memory is a limit of --sandbox: give --sandbox too")
     return MatchConfig.from_dict(data), path
+
+
+def _journal_seed(path: str) -> int | None:
+    """The match seed of the journal at ``path`` (None: not a journal with one)."""
+    from .match.journal import JournalError, JournalReader
+
+    try:
+        reader = JournalReader(path)
+    except (JournalError, OSError):
+        return None
+    try:
+        seed = (reader.config or {}).get("seed")
+    finally:
+        reader.close()
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 def cmd_match(args: argparse.Namespace, out: TextIO) -> int:

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -118,15 +119,33 @@ def _config(**kw):
 
 
 def test_seatings():
-    assert seatings(2, 2) == [(0, 1), (1, 0)]
-    assert len(seatings(2, 3)) == 6 and len(seatings(3, 3)) == 6
+    assert seatings(2, 2) == [(0, 1), (1, 0)]  # the classic swapped pair
+    assert len(seatings(2, 3)) == 6 and len(seatings(3, 3)) == 3
     assert seatings(2, 4) == [(0, 1, 0, 1), (1, 0, 1, 0)]  # copies sit opposite
-    assert len(seatings(3, 4)) == 12 and len(seatings(4, 4)) == 24
-    for k, s in [(2, 2), (2, 3), (3, 3), (2, 4), (3, 4), (4, 4)]:
-        seats = seatings(k, s)
-        for side in range(s):  # every bot plays every side equally often
-            counts = [sum(1 for a in seats if a[side] == b) for b in range(k)]
-            assert len(set(counts)) == 1, (k, s, counts)
+    assert len(seatings(3, 4)) == 12 and len(seatings(4, 4)) == 4
+    assert seatings(2, 8) == [(0, 1) * 4, (1, 0) * 4]
+    for s in range(2, 9):
+        for k in range(2, s + 1):
+            seats = seatings(k, s)
+            assert len(seats) <= k * s and len(set(seats)) == len(seats)
+            for a in seats:
+                assert set(a) == set(range(k))  # every bot plays
+                if s == 4:  # a bot that holds two sides of four holds opposite ones
+                    assert all(a[i] != a[(i + 1) % 4] for i in range(4)), a
+            for side in range(s):  # every bot plays every side equally often
+                counts = [sum(1 for a in seats if a[side] == b) for b in range(k)]
+                assert len(set(counts)) == 1, (k, s, counts)
+    with pytest.raises(ValueError):
+        seatings(3, 2)
+
+
+def test_games_rounded_up_to_one_design():
+    """--games N plays N games, at most one design's size more (issue 30: 254 games for
+    --games 16 at 8 seats)."""
+    for players, bots, games in [(8, 2, 16), (8, 2, 40), (8, 4, 10), (5, 2, 12), (6, 3, 7)]:
+        c = _config(bots=("random",) * bots, variant="chicken-foot", players=players)
+        p = plan(replace(c, games=games))
+        assert games <= p.schedule.total < games + p.schedule.group_size, (players, bots)
 
 
 def test_schedule_duplicate_deals():
@@ -140,7 +159,7 @@ def test_schedule_duplicate_deals():
     assert t0["bot_seeds"] == t1["bot_seeds"]  # seat seeds depend on deal and seat only
     assert p.task(2)["seed"] != t0["seed"]
     p3 = plan(_config(games=6, players=3))
-    groups = {p3.task(i)["group"] for i in range(6)}
+    groups = {p3.task(i)["group"] for i in range(6)}  # 2 bots, 3 sides: 6 seatings
     assert groups == {0} and len({tuple(p3.task(i)["seats"]) for i in range(6)}) == 6
     nodup = plan(_config(games=5, duplicate=False))
     assert nodup.schedule.total == 5
@@ -154,7 +173,7 @@ def test_round_robin_and_gauntlet_schedules():
     g = plan(_config(bots=("greedy", "random", "heaviest"), format="gauntlet", games=4))
     assert g.schedule.encounters == ((0, 1), (0, 2))
     three = plan(_config(bots=("greedy", "random", "heaviest"), players=3, games=6))
-    assert three.schedule.group_size == 6
+    assert three.schedule.group_size == 3  # the three rotations
 
 
 # ---------------------------------------------------------------------------------------

@@ -218,15 +218,19 @@ def play_planned(
     gids: Sequence[int],
     seeds: Sequence[Sequence[int]],
     plugins: Sequence[str] = (),
+    game_seeds: Sequence[int] | None = None,
 ) -> list[dict[str, Any]]:
     """A worker's task: the games ``gids`` of ``plan`` (the :meth:`Plan.public` one: no
-    secret), with ``seeds``, the bots' seeds of each game that the runner made; their
-    tasks are made here, in the workers, not in the runner.  ``plugins``: modules to load
-    first, for workers this runner did not start (a Dask worker; once per process)."""
+    secret), with ``seeds``, the bots' seeds of each game that the runner made, and
+    ``game_seeds``, the seed each game is dealt from (made by the runner: under
+    ``--sandbox`` it is keyed with the secret; None: the plan's own); their tasks are
+    made here, in the workers, not in the runner.  ``plugins``: modules to load first,
+    for workers this runner did not start (a Dask worker; once per process)."""
     load_plugins(plugins)
-    if len(seeds) != len(gids):
+    if len(seeds) != len(gids) or (game_seeds is not None and len(game_seeds) != len(gids)):
         raise ValueError(f"{len(seeds)} sets of bot seeds for {len(gids)} games")
-    return play_games([plan.task(g, s) for g, s in zip(gids, seeds, strict=True)])
+    deals = [None] * len(gids) if game_seeds is None else list(game_seeds)
+    return play_games([plan.task(g, s, d) for g, s, d in zip(gids, seeds, deals, strict=True)])
 
 
 class DaskExecutor:

@@ -421,7 +421,7 @@ def rate_journals(
         values = sorted(samples[i])
         if anchor is not None and label == anchor[0]:  # fixed: its interval is a point
             lo = hi = anchor[1]
-        elif bootstrap == 0:
+        elif bootstrap == 0 or len(unit_kinds) < 2:  # one unit: no spread to resample
             lo = hi = math.nan
         else:  # a degenerate resample is -inf for the lower tail, +inf for the upper
             lower = [-math.inf] * degenerate + values
@@ -531,7 +531,9 @@ def format_ratings(r: Ratings) -> str:
         f"{r.games} games in {n} journal{'s' if n != 1 else ''}; Bradley-Terry maximum "
         f"likelihood, draws half; anchor: {anchor}."
     )
-    if r.bootstrap:
+    if r.bootstrap and r.units < 2:
+        rows.append(f"95% intervals: not available ({r.units} {r.unit}: they need 2 or more).")
+    elif r.bootstrap:
         rows.append(
             f"95% intervals: bootstrap of {r.units} units ({r.unit}s), {r.bootstrap} "
             f"resamples, seed {r.seed}"

@@ -15,7 +15,7 @@ import itertools
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .journal import IdSet, JournalReader
 from .stats import (
@@ -28,7 +28,11 @@ from .stats import (
     estimate,
     estimate_samples,
     game_scores,
+    sign_test,
 )
+
+if TYPE_CHECKING:
+    from .schedule import PlayOrder
 
 __all__ = ["LiveTally", "Summary", "format_table", "summarize", "summarize_journal"]
 
@@ -204,12 +208,16 @@ class _Fold:
     """The summary's tallies, one record at a time: per bot and per pair of bots the
     W/D/L, the game scores and the unit scores (a duplicate set is folded when its last
     game arrives, the unfinished ones at the end).  Memory grows with the bots and the
-    duplicate sets still open, not with the games."""
+    duplicate sets and deals still open, not with the games."""
 
-    def __init__(self, k: int, group_size: int, penta: bool) -> None:
+    def __init__(
+        self, k: int, group_size: int, penta: bool, per_deal: int, order: PlayOrder | None
+    ) -> None:
         self.k = k
         self.group_size = group_size
         self.penta = penta
+        self.per_deal = per_deal
+        self.order = order
         self.games = [0] * k
         self.wdl = [[0, 0, 0] for _ in range(k)]
         self.points = [_Histogram() for _ in range(k)]
@@ -220,8 +228,12 @@ class _Fold:
         self.void = 0
         self.errors: list[str] = []
         self.played = 0
-        # group -> [games seen, {bot: [scores]}, {(a, b): [pair scores]}]
+        # group -> [games seen, {(a, b): [pair scores]}]
         self.open: dict[int, list[Any]] = {}
+        # deal -> [games seen, {bot: [(place in the play order, game score)]}]
+        self.deals: dict[int, list[Any]] = {}
+        # per bot: deals whose last game scored better, worse, the same as the first
+        self.later = [[0, 0, 0] for _ in range(k)]
 
     def add(self, r: Mapping[str, Any]) -> None:
         self.played += 1
@@ -236,16 +248,23 @@ class _Fold:
             self.void += 1
             if len(self.errors) < 3:
                 self.errors.append(f"game {r['id']}: {r['error']}")
+        gid = int(r["id"])
         group = int(r["group"])
         entry = self.open.get(group)
         if entry is None:
-            entry = self.open[group] = [0, {}, {}]
+            entry = self.open[group] = [0, {}]
         entry[0] += 1
+        deal = gid // self.per_deal
+        dealt = self.deals.get(deal)
+        if dealt is None:
+            dealt = self.deals[deal] = [0, {}]
+        dealt[0] += 1
+        place = gid if self.order is None else self.order.rank(gid)
         for bot, score, wdl in scores:
             self.games[bot] += 1
             self.points[bot].add(score)
             self.wdl[bot][wdl] += 1
-            entry[1].setdefault(bot, []).append(score)
+            dealt[1].setdefault(bot, []).append((place, score))
         forfeit = r.get("forfeit")
         if forfeit and 0 <= forfeit.get("seat", -1) < len(r["seat_bots"]):
             culprit = r["seat_bots"][forfeit["seat"]]
@@ -258,14 +277,26 @@ class _Fold:
                 pair = self.pairs[key] = _PairFold()
             pair.wdl[wdl] += 1
             pair.scores.add(s)
-            entry[2].setdefault(key, []).append(s)
+            entry[1].setdefault(key, []).append(s)
         if entry[0] >= self.group_size:
             self._close(group)
+        if dealt[0] >= self.per_deal:
+            self._close_deal(deal)
+
+    def _close_deal(self, deal: int) -> None:
+        """A bot's unit is its mean score over a deal's games (the games of a deal share
+        its luck, across encounters too); with a shuffled play order, whether its last
+        game of the deal scored better than its first (the fairness monitor)."""
+        _, bots = self.deals.pop(deal)
+        for bot, played in bots.items():
+            self.units[bot].add(math.fsum(v for _, v in played) / len(played))
+            if self.order is None or len(played) < 2:
+                continue
+            first, last = min(played)[1], max(played)[1]
+            self.later[bot][0 if last > first else 1 if last < first else 2] += 1
 
     def _close(self, group: int, complete: bool = True) -> None:
-        _, bots, pairs = self.open.pop(group)
-        for bot, values in bots.items():
-            self.units[bot].add(math.fsum(values) / len(values))
+        _, pairs = self.open.pop(group)
         for key, values in pairs.items():
             pair = self.pairs[key]
             pair.units.add(math.fsum(values) / len(values))
@@ -277,6 +308,8 @@ class _Fold:
     def finish(self) -> None:
         for group in sorted(self.open):
             self._close(group, complete=False)
+        for deal in sorted(self.deals):
+            self._close_deal(deal)
 
 
 class Summary:
@@ -295,7 +328,9 @@ class Summary:
         stop: int | None = None,
     ) -> None:
         self.config = dict(config or {})
-        self.config.pop("secret", None)
+        secret = self.config.pop("secret", None)
+        # the key of the play order (schedule.Plan.order); not shown
+        self.order_key = secret or str(self.config.get("seed", 0))
         self.bots = list(self.config.get("bots") or [])
         self.names = list(labels) if labels else self.bots
         self.total = total
@@ -307,11 +342,15 @@ class Summary:
         self.fold: _Fold | None = None
 
     def _start(self, n_sides: int) -> _Fold:
+        from .schedule import PlayOrder
+
         self.n_sides = n_sides
-        self.group_size = _group_size(self.config, n_sides) if n_sides else 1
+        self.group_size, per_deal = _shape(self.config, n_sides)
         duplicate = bool(self.config.get("duplicate", True))
         penta = n_sides == 2 and duplicate and self.group_size == 2
-        self.fold = _Fold(len(self.names), self.group_size, penta)
+        shuffled = self.config.get("order") == "shuffled"
+        order = PlayOrder(per_deal, self.order_key) if shuffled else None
+        self.fold = _Fold(len(self.names), self.group_size, penta, per_deal, order)
         return self.fold
 
     def add(self, r: Mapping[str, Any]) -> None:
@@ -346,6 +385,7 @@ class Summary:
                     "units": fold.units[i].n,
                     "estimate": fold.units[i].estimate(),
                     "forfeits": fold.forfeits[i],
+                    "fairness": _fairness(fold.later[i], fold.order is not None),
                 }
             )
         pairs = []
@@ -377,6 +417,11 @@ class Summary:
             "bots": per_bot,
             "pairs": pairs,
             "sprt": None,
+            "fairness": {
+                "order": self.config.get("order", "id"),
+                "alpha": FAIRNESS_ALPHA,
+                "flagged": [b["bot"] for b in per_bot if b["fairness"]["flagged"]],
+            },
         }
         if test is not None:
             out["sprt"] = {
@@ -482,13 +527,46 @@ def summarize_journal(
 
 
 def _group_size(config: Mapping[str, Any], n_sides: int) -> int:
-    if not config.get("duplicate", True):
-        return 1
-    from .schedule import seatings
+    return _shape(config, n_sides)[0]
 
-    fmt = config.get("format", "head-to-head")
-    k = len(config.get("bots") or ()) if fmt == "head-to-head" else 2
-    return len(seatings(k, n_sides))
+
+def _shape(config: Mapping[str, Any], n_sides: int) -> tuple[int, int]:
+    """The games of a duplicate set and of a deal (every encounter's set) in a match of
+    ``config`` on ``n_sides`` sides; ``(1, 1)`` for a config no schedule fits."""
+    from .schedule import make_schedule
+
+    bots = len(config.get("bots") or ())
+    try:
+        schedule = make_schedule(
+            config.get("format", "head-to-head"),
+            bots,
+            n_sides,
+            bool(config.get("duplicate", True)),
+            1,
+        )
+    except (ValueError, IndexError):  # a journal's config no schedule fits
+        return 1, 1
+    return schedule.group_size, schedule.per_deal
+
+
+#: The fairness monitor flags a bot whose sign test's p-value is below this: an honest
+#: bot is flagged at most this often (the test is exact, and conservative).
+FAIRNESS_ALPHA = 0.01
+
+
+def _fairness(later: Sequence[int], shuffled: bool) -> dict[str, Any]:
+    """The fairness monitor's verdict on one bot: in how many deals its last game
+    scored better or worse than its first, the sign test's one-sided p-value (None: the
+    games were not played in a shuffled order) and whether it is flagged."""
+    better, worse, same = later
+    p = sign_test(better, worse) if shuffled else None
+    return {
+        "deals": better + worse + same,
+        "later_better": better,
+        "later_worse": worse,
+        "p": p,
+        "flagged": p is not None and p < FAIRNESS_ALPHA,
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -496,7 +574,7 @@ def _group_size(config: Mapping[str, Any], n_sides: int) -> int:
 
 
 def _pct(x: float | None) -> str:
-    return "-" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
+    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
 
 
 def _elo(x: float | None) -> str:
@@ -509,13 +587,15 @@ def _elo(x: float | None) -> str:
 
 
 def _interval(lo: Any, hi: Any, fmt: Any) -> str:
+    if lo is None and hi is None:
+        return "n/a"
     return f"[{fmt(lo)}, {fmt(hi)}]"
 
 
 def _elo_of(score: float | None) -> str:
     """The Elo of a score, with the sign of an infinite one (JSON keeps only null)."""
     if score is None or not math.isfinite(score):
-        return "-"
+        return "n/a"
     return _elo(elo_from_score(min(max(score, 0.0), 1.0)))
 
 
@@ -538,6 +618,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
     lines.append(
         f"Match {title}: {c.get('variant')}, {c.get('players')} players"
         f"{' (' + opts + ')' if opts else ''}, {deals}, seed {c.get('seed')}"
+        + (" (deals keyed with the journal's secret: --sandbox)" if c.get("sandbox") else "")
     )
     counted = summary["counted"]
     scheduled = summary.get("scheduled")
@@ -572,6 +653,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"{_interval(_clip(e['score_lo']), _clip(e['score_hi']), _pct):<16} "
             f"{_elo_of(e['score']):>7}  {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
         )
+    if any(b["estimate"]["n"] == 1 for b in bots):
+        lines.append(f"n/a: not available, 1 {_unit_name(summary, 1)}: an interval needs 2 or more")
     pairs = summary.get("pairs") or []
     if len(bots) > 2 and pairs:
         lines.append("")
@@ -602,10 +685,17 @@ def format_table(summary: Mapping[str, Any]) -> str:
             if err is not None and math.isfinite(err)
             else f"in {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
         )
-        lines.append(
-            f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])} "
-            f"{spread} (95%, {p['units']} {unit}{part_text}), LOS {_pct(e['los'])}"
-        )
+        if e["score_lo"] is None:
+            lines.append(
+                f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])}, its "
+                f"interval and LOS not available ({p['units']} {_unit_name(summary, p['units'])}"
+                f"{part_text}: they need 2 or more)"
+            )
+        else:
+            lines.append(
+                f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])} "
+                f"{spread} (95%, {p['units']} {unit}{part_text}), LOS {_pct(e['los'])}"
+            )
     for p in pairs:
         if p.get("pentanomial"):
             counts = ", ".join(f"{k} {v}" for k, v in p["pentanomial"].items())
@@ -630,6 +720,17 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
             f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) -> {verdict}"
         )
+    fair = summary.get("fairness") or {}
+    if fair.get("order") == "shuffled" and any(b["fairness"]["deals"] for b in bots):
+        tests = "; ".join(
+            f"{b['bot']} {b['fairness']['later_better']}/{b['fairness']['later_worse']} "
+            f"p={_p(b['fairness']['p'])}" + (" FLAGGED" if b["fairness"]["flagged"] else "")
+            for b in bots
+        )
+        lines.append(
+            f"Fairness (deals whose last game scored better/worse than the first, sign "
+            f"test, flagged at p < {fair['alpha']:g}): {tests}"
+        )
     lost = [
         f"{b['bot']}: " + ", ".join(f"{k} {v}" for k, v in sorted(b["forfeits"].items()))
         for b in bots
@@ -653,13 +754,17 @@ def format_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _unit_name(summary: Mapping[str, Any]) -> str:
+def _unit_name(summary: Mapping[str, Any], count: int = 2) -> str:
     size = summary.get("group_size", 1)
     if size == 1:
-        return "games"
+        return "games" if count != 1 else "game"
     if size == 2:
-        return "deal pairs"
-    return f"deals of {size} games"
+        return "deal pairs" if count != 1 else "deal pair"
+    return f"deals of {size} games" if count != 1 else f"deal of {size} games"
+
+
+def _p(p: float | None) -> str:
+    return "-" if p is None else "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def _err(x: float | None) -> str:

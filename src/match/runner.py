@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -252,6 +253,8 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
     plugins = runner_plugins(plan.config)  # none under --isolate
     public = plan.public()  # the secret stays here: workers get each game's bot seeds
     in_flight: dict[cf.Future[list[dict[str, Any]]], list[int]] = {}
+    sent: dict[cf.Future[list[dict[str, Any]]], int] = {}  # when each in flight was sent
+    sends = itertools.count()
     killed: dict[int, tuple[int, int]] = {}  # game id -> (seat, hook) killed by the watchdog
     failures: dict[int, int] = {}  # first game of a batch -> times its task failed (not own)
     pool: Pool | None = None
@@ -259,11 +262,12 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
 
     def submit(batch: list[int]) -> None:
         seeds = [plan.bot_seeds(g) for g in batch]
-        if pool is not None:
-            fut = ex.submit(play_planned, public, batch, seeds)
-        else:  # workers this runner did not start: each task names the plugins to load
-            fut = ex.submit(play_planned, public, batch, seeds, plugins)
+        deals = [plan.game_seed(g) for g in batch]
+        # workers this runner did not start load the plugins each task names
+        loads = () if pool is not None else plugins
+        fut = ex.submit(play_planned, public, batch, seeds, loads, deals)
         in_flight[fut] = batch
+        sent[fut] = next(sends)
 
     try:
         if own:
@@ -280,10 +284,11 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 break
             finished, _ = cf.wait(in_flight, timeout=0.25, return_when=cf.FIRST_COMPLETED)
             broken = False
-            # by their games (wait's set has no order): with one worker the journal
-            # holds the games in the order they were played
-            for fut in sorted(finished, key=lambda f: in_flight[f][0]):
+            # in the order they were sent (wait's set has none): with one worker the
+            # journal holds the games in the order they were played
+            for fut in sorted(finished, key=sent.__getitem__):
                 batch = in_flight.pop(fut)
+                sent.pop(fut)
                 try:
                     records = fut.result()
                 except cf.process.BrokenProcessPool:
@@ -291,6 +296,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                         raise
                     broken = True
                     in_flight[fut] = batch  # dealt with below, with the others
+                    sent[fut] = -1
                     continue
                 except Exception as exc:  # noqa: BLE001  (a cluster's worker died, ...)
                     if pool is not None:
@@ -320,6 +326,7 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
                 suspects = pool.busy()
                 pool.shutdown(kill=True)
                 in_flight.clear()
+                sent.clear()
                 for gid, (seat, hook) in sorted(killed.items()):
                     if gid not in state.done:
                         state.record(_killed_record(plan, gid, seat, hook, limit or 0.0))
@@ -473,7 +480,7 @@ def run_match(
                     f"the journal {path} exists and holds another match ({diff}): "
                     "--overwrite starts it again, --journal PATH writes elsewhere"
                 )
-            config = _replace(config, secret=old.secret)
+            config = _replace(config, secret=old.secret, order=old.order)
         else:
             if reader is not None:
                 reader.close()
@@ -526,7 +533,7 @@ def run_match(
             changed = _check_identity(
                 reader, bots_identity, config, path, played, allow_changed_bots, stream
             )
-        pending = [g for g in range(total) if g not in done]
+        pending = [g for g in the_plan.order() if g not in done]
         idle = not pending or tally.decision is not None
         if reader is not None:
             _say_resuming(path, played, len(pending), config, tally, stream)

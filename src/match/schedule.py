@@ -5,14 +5,16 @@ task (plain data that any executor can carry to a worker)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import itertools
 import json
 import math
+import random
 import re
 import secrets
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +65,8 @@ class MatchConfig:
     ``bot_logs``: a folder where the stderr of each bot that runs as a child process is
     kept, one file per game and seat (``game-ID-seat-S.log``, at most
     :data:`BOT_LOG_LIMIT` bytes each; ``None``: only its last lines, in a fault's
-    detail)."""
+    detail); ``order``: the order the games are played in (:data:`ORDERS`; a journal
+    that names none was played in ``"id"`` order)."""
 
     bots: tuple[str, ...]
     variant: str = "straight"
@@ -82,6 +85,7 @@ class MatchConfig:
     sandbox_memory: int | None = None
     tc: str | None = None
     bot_logs: str | None = None
+    order: str = "shuffled"
 
     #: The fields that decide which games are played and how: a journal can only be
     #: resumed with the same values (``games``, ``timeout`` and ``sprt`` may change; the
@@ -107,6 +111,7 @@ class MatchConfig:
             "sandbox_memory": self.sandbox_memory,
             "tc": self.tc,
             "bot_logs": self.bot_logs,
+            "order": self.order,
         }
 
     @classmethod
@@ -153,6 +158,11 @@ class MatchConfig:
             raise MatchError(
                 f"config 'sandbox_memory' must be 16 to 1048576 MiB; got {_short(sandbox_memory)}"
             )
+        order = get("order", str, "id")
+        if order not in ORDERS:
+            raise MatchError(
+                f"config 'order' must be one of {', '.join(ORDERS)}; got {_short(order)}"
+            )
         tc = get("tc", (str, type(None)), None)
         if tc is not None:
             parse_tc(tc)
@@ -175,6 +185,7 @@ class MatchConfig:
             sandbox_memory=sandbox_memory,
             tc=tc,
             bot_logs=get("bot_logs", (str, type(None)), None),
+            order=order,
         )
 
     def sandbox_policy(self) -> Any:
@@ -260,22 +271,61 @@ def new_secret() -> str:
 
 
 def seatings(bots: int, sides: int) -> list[tuple[int, ...]]:
-    """Every way to give ``sides`` sides to ``bots`` bots (tuples: side -> bot) in which
-    every bot plays; with four sides a bot that holds two of them holds opposite ones (a
-    bot and its copy sit opposite).  Two bots, two sides: the sides swapped; three sides:
-    all six seatings (of two bots or of three)."""
+    """The seating design of one deal: the seatings (tuples: side -> bot) in which
+    ``bots`` bots play a deal of ``sides`` sides, sorted.
+
+    A *base* seating spreads each bot's copies around the table as evenly as it can
+    (:func:`_base`: with four sides a bot that holds two of them holds opposite ones);
+    the design is every seating made from it by turning the table (side ``s`` gets the
+    bot of side ``s + r``) and by renaming the bots in a cycle (bot ``b`` becomes
+    ``b + j``), each once.  These rotations and renamings form a group acting on the
+    seatings, so every bot sits at every side equally often over the design, and a bot
+    that holds more sides than another in one seating holds fewer in another.  Two bots,
+    two sides: the sides swapped; at most ``sides * bots`` seatings (56: 7 bots at 8
+    sides), of the ``bots ** sides`` ways to seat them."""
+    if not 2 <= bots <= sides:
+        raise ValueError(f"seatings take 2 to {sides} bots for {sides} sides; got {bots}")
+    return list(_design(bots, sides))
+
+
+@functools.lru_cache(maxsize=64)
+def _design(bots: int, sides: int) -> tuple[tuple[int, ...], ...]:
+    base = _base(bots, sides)
+    made = {
+        tuple((base[(s + r) % sides] + j) % bots for s in range(sides))
+        for r in range(sides)
+        for j in range(bots)
+    }
+    return tuple(sorted(made))
+
+
+def _gaps(seating: Sequence[int]) -> list[int]:
+    """The steps around the table from each copy of a bot to its next copy, sorted."""
+    n = len(seating)
     out = []
-    for assignment in itertools.product(range(bots), repeat=sides):
-        if len(set(assignment)) != bots:
-            continue
-        if sides == 4 and any(
-            not ({s for s in range(4) if assignment[s] == b} <= {0, 2}
-                 or {s for s in range(4) if assignment[s] == b} <= {1, 3})
-            for b in range(bots)
-        ):  # fmt: skip
-            continue
-        out.append(assignment)
-    return out
+    for bot in set(seating):
+        at = [s for s in range(n) if seating[s] == bot]
+        if len(at) > 1:
+            out += [(at[(i + 1) % len(at)] - at[i]) % n for i in range(len(at))]
+    return sorted(out)
+
+
+def _base(bots: int, sides: int) -> tuple[int, ...]:
+    """The seating of ``sides`` sides whose bots hold ``sides // bots`` sides each (one
+    more for the first ``sides % bots`` bots), with each bot's copies as far apart as
+    they can be: the largest smallest gap between two copies, then the next, ...; the
+    first such seating in order.  A copy beside a copy would pass it its turn."""
+    if bots == sides:
+        return tuple(range(sides))
+    counts = [sides // bots + (b < sides % bots) for b in range(bots)]
+    copies = [b for b in range(bots) for _ in range(counts[b])]
+    best: tuple[list[int], tuple[int, ...]] | None = None
+    for seating in sorted(set(itertools.permutations(copies))):
+        gaps = _gaps(seating)
+        if best is None or gaps > best[0]:
+            best = (gaps, seating)
+    assert best is not None
+    return best[1]
 
 
 def _mix(seed: int, stream: int, index: int) -> int:
@@ -284,10 +334,30 @@ def _mix(seed: int, stream: int, index: int) -> int:
     return derive_seed(seed, stream, index)  # type: ignore[no-any-return]
 
 
-def deal_seed(match_seed: int, deal: int) -> int:
+def deal_seed(match_seed: int, deal: int, secret: str | None = None) -> int:
     """The game seed of deal ``deal`` (0-based) of a match seeded ``match_seed``: every
-    game of the deal's duplicate set is dealt from it."""
-    return _mix(match_seed, 3, deal)
+    game of the deal's duplicate set is dealt from it.
+
+    With a ``secret`` (hex; a ``--sandbox`` match's) it is a keyed hash, BLAKE2b keyed
+    with the secret, of the match seed and the deal: who knows the match seed but not the
+    secret cannot deal the match again.  Without one it is ``derive(match seed, 3,
+    deal)``, the same deals for the same seed (reproducible benchmarks)."""
+    if secret is None:
+        return _mix(match_seed, 3, deal)
+    return _keyed(secret, f"bones-deal-seed:{match_seed & _MASK64}:{deal}")
+
+
+def _keyed(secret: str, text: str) -> int:
+    """A 63-bit keyed hash of ``text``: BLAKE2b keyed with the secret's bytes."""
+    digest = hashlib.blake2b(
+        text.encode("ascii"), key=bytes.fromhex(secret)[:64], digest_size=8
+    ).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def new_seed() -> int:
+    """A match seed drawn at random (from the OS), for a match that names none."""
+    return secrets.randbits(63)
 
 
 def bot_seed(game_seed: int, seat: int, secret: str | None = None) -> int:
@@ -300,12 +370,7 @@ def bot_seed(game_seed: int, seat: int, secret: str | None = None) -> int:
     ``derive(game seed, 4, seat)``."""
     if secret is None:
         return _mix(game_seed, 4, seat)
-    digest = hashlib.blake2b(
-        f"bones-bot-seed:{game_seed & _MASK64}:{seat}".encode("ascii"),
-        key=bytes.fromhex(secret)[:64],
-        digest_size=8,
-    ).digest()
-    return int.from_bytes(digest, "little") >> 1
+    return _keyed(secret, f"bones-bot-seed:{game_seed & _MASK64}:{seat}")
 
 
 @dataclass(frozen=True)
@@ -349,6 +414,76 @@ class Schedule:
         return tuple(lineup[p] for p in self.seatings[seating])
 
 
+#: The deals whose games are played shuffled together (:class:`PlayOrder`).
+ORDER_BLOCK = 4
+
+#: The orders a match plays its games in: ``"shuffled"`` (:class:`PlayOrder`), or
+#: ``"id"``, the order of a journal written before bones shuffled.
+ORDERS = ("shuffled", "id")
+
+
+class PlayOrder:
+    """The order a match plays its games in: the games of each block of
+    :data:`ORDER_BLOCK` deals shuffled together, block after block.  So the games of a
+    deal come in a random order, with the other deals' games between them: which seating
+    of a deal is played first is chance, which the fairness monitor
+    (:func:`bones.match.stats.sign_test`) relies on.  The shuffle is a function of
+    ``key`` (the match's secret, or its seed) and the block: a resumed match, and its
+    report, find the same order again."""
+
+    def __init__(self, per_deal: int, key: str) -> None:
+        self.key = key
+        self.size = ORDER_BLOCK * per_deal  # games of a block
+        self._cache: dict[int, list[int]] = {}
+
+    def _block(self, block: int) -> list[int]:
+        """The offsets of block ``block``'s games (from its first id), in play order: the
+        same whatever the match's number of games (``--games`` may grow on resume)."""
+        order = self._cache.get(block)
+        if order is None:
+            order = list(range(self.size))
+            random.Random(f"bones-play-order:{self.key}:{block}").shuffle(order)
+            if len(self._cache) >= 64:
+                self._cache.clear()
+            self._cache[block] = order
+        return order
+
+    def games(self, total: int) -> Iterator[int]:
+        """The ids ``0 .. total - 1`` in play order."""
+        for block in range(-(-total // self.size)):
+            first = block * self.size
+            for offset in self._block(block):
+                if first + offset < total:
+                    yield first + offset
+
+    def rank(self, gid: int) -> int:
+        """Game ``gid``'s place in the order (0: played first)."""
+        block, offset = divmod(gid, self.size)
+        ranks = self._cache.get(-1 - block)  # its inverse, cached beside it
+        if ranks is None:
+            order = self._block(block)
+            ranks = [0] * len(order)
+            for place, at in enumerate(order):
+                ranks[at] = place
+            self._cache[-1 - block] = ranks
+        return block * self.size + ranks[offset]
+
+
+def make_schedule(fmt: str, bots: int, sides: int, duplicate: bool, games: int) -> Schedule:
+    """The schedule of a match of ``bots`` bots in format ``fmt`` on a variant of
+    ``sides`` sides: ``games`` games per encounter, rounded up to whole deals of the
+    seating design (:func:`seatings`)."""
+    if fmt == "head-to-head":
+        encounters: list[tuple[int, ...]] = [tuple(range(bots))]
+    elif fmt == "round-robin":
+        encounters = list(itertools.combinations(range(bots), 2))
+    else:
+        encounters = [(0, j) for j in range(1, bots)]
+    seats = tuple(seatings(len(encounters[0]), sides))
+    group = len(seats) if duplicate else 1
+    return Schedule(tuple(encounters), seats, duplicate, math.ceil(games / group))
+
+
 @dataclass(frozen=True)
 class Plan:
     """A checked match: the config, the sides of the variant (tuples of seats), the bot
@@ -366,6 +501,13 @@ class Plan:
     #: tasks take the bots' seeds from the runner.
     sealed: bool = False
 
+    def order(self) -> Iterator[int]:
+        """The game ids in the order they are played (:class:`PlayOrder`)."""
+        c = self.config
+        if c.order == "id":
+            return iter(range(self.schedule.total))
+        return PlayOrder(self.schedule.per_deal, c.secret or str(c.seed)).games(self.schedule.total)
+
     def public(self) -> Plan:
         """This plan without the secret, for the workers: the key of the bots' seeds
         stays in the runner, which sends each game's seeds (:meth:`bot_seeds`) with it."""
@@ -373,17 +515,31 @@ class Plan:
 
         return replace(self, config=replace(self.config, secret=None), sealed=True)
 
+    def game_seed(self, gid: int) -> int:
+        """The seed game ``gid`` is dealt from (:func:`deal_seed`): keyed with the
+        match's secret under ``sandbox``, so that no bot can deal the match again from
+        the seed it was shown."""
+        if self.sealed and self.config.sandbox:
+            raise ValueError("a sandboxed plan without its secret cannot make the deals")
+        c = self.config
+        deal = self.schedule.locate(gid)[0]
+        return deal_seed(c.seed, deal, c.secret if c.sandbox else None)
+
     def bot_seeds(self, gid: int) -> list[int]:
         """The seed of each seat's bot in game ``gid`` (:func:`bot_seed`)."""
         if self.sealed:
             raise ValueError("a plan without its secret cannot make the bots' seeds")
         c = self.config
-        seed = deal_seed(c.seed, self.schedule.locate(gid)[0])
+        seed = self.game_seed(gid)
         return [bot_seed(seed, seat, c.secret) for seat in range(c.players)]
 
-    def task(self, gid: int, bot_seeds: Sequence[int] | None = None) -> dict[str, Any]:
+    def task(
+        self, gid: int, bot_seeds: Sequence[int] | None = None, game_seed: int | None = None
+    ) -> dict[str, Any]:
         """The plain-data task of game ``gid``; ``bot_seeds``: its bots' seeds, made by
-        the runner (required by a :meth:`public` plan; default :meth:`bot_seeds`)."""
+        the runner (required by a :meth:`public` plan; default :meth:`bot_seeds`);
+        ``game_seed``: its deal's seed, made by the runner (required by a public plan of
+        a ``sandbox`` match; default :meth:`game_seed`)."""
         c = self.config
         if bot_seeds is None:
             bot_seeds = self.bot_seeds(gid)
@@ -395,7 +551,7 @@ class Plan:
         for side, seats in enumerate(self.sides):
             for seat in seats:
                 seat_bots[seat] = side_bots[side]
-        seed = deal_seed(c.seed, deal)
+        seed = self.game_seed(gid) if game_seed is None else int(game_seed)
         return {
             "id": gid,
             "group": group,
@@ -595,27 +751,18 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
     shape = f"{spec.name} with {config.players} players has {n_sides} sides"
     if n_sides == 2 and config.players == 4:
         shape += " (partners sit opposite: a bot and its copy form a team)"
-    if config.format == "head-to-head":
-        if k > n_sides:
-            raise MatchError(
-                f"head-to-head puts every bot in each game, but {shape}, so it takes 2 to "
-                f"{n_sides} bots, not {k}; use --format round-robin or --format gauntlet"
-            )
-        encounters: list[tuple[int, ...]] = [tuple(range(k))]
-    elif config.format == "round-robin":
-        encounters = list(itertools.combinations(range(k), 2))
-    else:
-        encounters = [(0, j) for j in range(1, k)]
+    if config.format == "head-to-head" and k > n_sides:
+        raise MatchError(
+            f"head-to-head puts every bot in each game, but {shape}, so it takes 2 to "
+            f"{n_sides} bots, not {k}; use --format round-robin or --format gauntlet"
+        )
     if config.sprt is not None and not (config.format == "head-to-head" and k == 2):
         raise MatchError("--sprt tests one bot against another: it needs a head-to-head of 2 bots")
-    seats = tuple(seatings(len(encounters[0]), n_sides))
-    group = len(seats) if config.duplicate else 1
-    deals = math.ceil(games / group)
-    schedule = Schedule(tuple(encounters), seats, config.duplicate, deals)
+    schedule = make_schedule(config.format, k, n_sides, config.duplicate, games)
     if schedule.total > MAX_GAMES:
         raise MatchError(
             f"a match schedules at most {MAX_GAMES:,} games; --games {config.games} makes "
-            f"{schedule.total:,} ({len(encounters)} encounter(s))"
+            f"{schedule.total:,} ({len(schedule.encounters)} encounter(s))"
         )
     commands = tuple(
         bot_command(spec, config.isolate, config.plugins, config.sandbox_policy())

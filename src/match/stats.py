@@ -34,6 +34,7 @@ __all__ = [
     "pentanomial_counts",
     "pentanomial_estimate",
     "score_from_elo",
+    "sign_test",
     "trinomial_estimate",
 ]
 
@@ -95,10 +96,14 @@ def _finite(x: float | int) -> float | int | None:
 def estimate(score: float, variance: float, n: int) -> Estimate:
     """The estimate of a mean ``score`` over ``n`` units whose variance is ``variance``:
     interval ``score ± 1.96 sqrt(variance / n)``, mapped to Elo; ``elo_error`` is half the
-    Elo width (fastchess's ``+/-``)."""
+    Elo width (fastchess's ``+/-``).  One unit says nothing of the spread: with fewer
+    than 2 the variance, the interval, its Elo and the LOS are not available (NaN; None
+    in JSON), never a zero-width interval."""
+    nan = math.nan
     if n <= 0:
-        nan = math.nan
         return Estimate(0, nan, nan, nan, nan, nan, nan, nan, nan, nan)
+    if n < 2:
+        return Estimate(n, score, nan, nan, nan, elo_from_score(score), nan, nan, nan, nan)
     half = Z95 * math.sqrt(max(variance, 0.0) / n)
     lo, hi = score - half, score + half
     elo_lo, elo_hi = elo_from_score(lo), elo_from_score(hi)
@@ -357,3 +362,28 @@ class SequentialTest:
         self.llr = llr_counts(self.counts, self.sprt.elo0, self.sprt.elo1, self.support)
         self.decision = self.sprt.decide(self.llr)
         return self.decision
+
+
+def sign_test(better: int, worse: int) -> float:
+    """The one-sided p-value of the sign test: the chance of ``better`` or more of
+    ``better + worse`` fair coin flips coming up heads (ties are left out before).  It is
+    exact, and assumes nothing of the differences but that each is as likely positive
+    as negative: what a random play order makes true of an honest bot's score in the
+    last game of a deal minus its first (the two are a random pair of the deal's games,
+    in a random order).  The mean of the later games minus the first would not do with
+    three or more games a deal: one good seating of six makes the first game mostly
+    worse than that mean, though the order is fair.  1.0 when there is nothing to
+    test."""
+    n = better + worse
+    if better < 0 or worse < 0:
+        raise ValueError(f"the sign test counts differences; got {better}, {worse}")
+    if better == 0:
+        return 1.0
+    log_half = n * math.log(0.5)
+    total = 0.0
+    for k in range(better, n + 1):  # the terms fall fast past n / 2: stop when they vanish
+        term = math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + log_half)
+        total += term
+        if k > n / 2 and term < total * 1e-17:
+            break
+    return min(total, 1.0)
