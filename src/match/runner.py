@@ -484,7 +484,7 @@ def run_match(
         total = the_plan.schedule.total
         # under --isolate the runner never imports a --plugin module: the identity of
         # its bots is read from the modules' files and the bots' hellos
-        isolated = tuple(config.plugins) if config.isolate else ()
+        isolated = tuple(config.plugins) if config.isolate or config.sandbox else ()
         bots_identity = identities(config.bots, isolated, hellos)
         tally = LiveTally(
             the_plan.labels,

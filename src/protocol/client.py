@@ -224,8 +224,8 @@ def _close_all() -> None:  # pragma: no cover - runs at interpreter exit
 
 def _sandboxed(command: Sequence[str]) -> bool:
     """Whether ``command`` is one of :func:`bones.protocol.sandbox.wrap` (bubblewrap,
-    after the cgroup request if any)."""
-    return "--" in command and any(os.path.basename(arg) == "bwrap" for arg in command[:2])
+    after the cgroup request if any and ``env -i``)."""
+    return "--" in command and any(os.path.basename(arg) == "bwrap" for arg in command[:4])
 
 
 class ExternalBot(Bot):
