@@ -47,7 +47,9 @@ def _entry(tmp_path: Path) -> tuple[Path, Path]:
     bot = folder / "bot.py"
     shutil.copy(HOSTILE, bot)
     data = folder / "data.bin"
-    data.write_bytes(os.urandom(64 * 4096))
+    with open(data, "wb") as f:
+        f.write(os.urandom(64 * 4096))
+        os.fsync(f.fileno())  # clean pages: the kernel drops them when told to
     for path in (folder, bot, data):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return bot, data

@@ -422,10 +422,11 @@ def attack_pagecache(seed):
                 pass
             except OSError as exc:
                 errors.add(error(exc))
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        except OSError as exc:
-            errors.add(error(exc))
+        for advice in (os.POSIX_FADV_DONTNEED, os.POSIX_FADV_RANDOM):  # no read-ahead
+            try:
+                os.posix_fadvise(fd, 0, 0, advice)
+            except OSError as exc:
+                errors.add(error(exc))
         word = seed & ((1 << 64) - 1)
         for i in range(64):
             if word >> i & 1:
