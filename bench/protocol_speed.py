@@ -27,9 +27,10 @@ process, so its decisions cost what the bot's do.  Only ``--affinity off`` place
 CPU set after the start would reach bubblewrap, not the bot inside).
 
 ``--games N`` times whole matches instead: ``bones match`` of the Python random bot
-(``cmd:``) against itself, N games on one worker, with and without ``--sandbox``
-(which starts a fresh sandboxed process for every game), interleaved ``--repeats``
-times; it prints the games per second of each.
+(``cmd:``) against ``greedy``, N games on one worker, plain, with ``--isolate`` and
+with ``--sandbox`` (a fresh sandboxed process of the ``cmd:`` bot for every game;
+``greedy``, bones' own, in process), interleaved ``--repeats`` times; it prints the
+games per second of each (``--variant block`` for the figure docs/protocol.md quotes).
 """
 
 from __future__ import annotations
@@ -204,37 +205,40 @@ def pipe_floor(count: int = 20000, size: int = 600) -> float:
 
 
 def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
-    """Print the games per second of ``bones match`` between two Python random bots
-    (``cmd:``), with and without ``--sandbox``, one worker, ``repeats`` runs of each."""
+    """Print the games per second of ``bones match`` between the tiny Python random bot
+    (``cmd:``) and ``greedy``: plain, ``--isolate`` and ``--sandbox`` (a fresh sandboxed
+    process for the ``cmd:`` bot every game; ``greedy``, trusted, in process), one
+    worker, the three interleaved ``repeats`` times."""
     import shlex
     import tempfile
 
     from bones.match.runner import MatchConfig, run_match
 
-    specs = tuple("cmd:" + shlex.join([sys.executable, PY_BOT, str(seat + 1)]) for seat in range(2))
-    times: dict[bool, list[float]] = {False: [], True: []}
+    bots = ("cmd:" + shlex.join([sys.executable, PY_BOT]), "greedy")
+    modes = {"plain": {}, "--isolate": {"isolate": True}, "--sandbox": {"sandbox": True}}
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
     with tempfile.TemporaryDirectory() as folder:
         for index in range(repeats):
-            for sandbox in (False, True):
+            for mode, extra in modes.items():
                 config = MatchConfig(
-                    bots=specs,
+                    bots=bots,
                     variant=variant,
                     players=players,
                     games=games,
-                    sandbox=sandbox,
                     secret="5e" * 32,
+                    seed=index,
+                    **extra,
                 )
-                path = os.path.join(folder, f"m-{index}-{sandbox}.jsonl")
+                path = os.path.join(folder, f"m-{index}-{mode}.jsonl")
                 start = time.perf_counter()
                 summary = run_match(config, path, jobs=1, progress=False)
-                times[sandbox].append(time.perf_counter() - start)
+                times[mode].append(time.perf_counter() - start)
                 assert summary["counted"] == games, summary
-    print(f"bones match of 2 Python random bots (cmd:), {variant}, {players} players, jobs 1")
-    for sandbox in (False, True):
-        rates = sorted(games / t for t in times[sandbox])
-        label = "--sandbox (a fresh process per game)" if sandbox else "no sandbox (kept)"
+    print(f"bones match, the Python random bot (cmd:) against greedy, {variant}, {players} players, jobs 1")
+    for mode in modes:
+        rates = sorted(games / t for t in times[mode])
         print(
-            f"{label:>38}: {statistics.median(rates):6.1f} games/s (median of {repeats} "
+            f"{mode:>10}: {statistics.median(rates):6.1f} games/s (median of {repeats} "
             f"matches of {games} games: " + " / ".join(f"{r:.1f}" for r in rates) + ")"
         )
     return 0
