@@ -381,7 +381,7 @@ def test_serve_bot_sandbox_serves_from_inside_bubblewrap():
         assert bot.info is not None and bot.info.name == "greedy"
         assert bot.ping() >= 0
     if _hierarchy() is not None:  # serve-bot removed its bot's cgroup when it ended
-        assert _cgroups() <= before
+        assert _cgroups() <= before | _spares()
 
 
 def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
@@ -480,6 +480,18 @@ def _theirs(pid: int) -> bool:
     return True
 
 
+def _spares() -> set[str]:
+    """The folders of the emptied cgroups kept for the next bots (each empty)."""
+    from bones.protocol.sandbox import _SPARE
+
+    out = set()
+    for groups in _SPARE.values():
+        for group in groups:
+            assert group.pids() == []
+            out.update(group.folders)
+    return out
+
+
 def _cgroups() -> set[str]:
     """The bots' cgroups that exist now (every hierarchy), but those of other runs of
     bones going on at the same time."""
@@ -494,7 +506,7 @@ def _cgroups() -> set[str]:
 @needs_cgroup
 def test_with_a_cgroup_the_processes_are_counted_by_it(tmp_path):
     argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(memory_mb=256, processes=32), cwd="/")
-    assert argv[0] == f"bones-cgroup:memory={256 << 20},pids=32"
+    assert argv[0] == f"bones-cgroup:memory={256 << 20},pids=32,cpus=1"
     assert not any(a.startswith("--nproc") for a in argv)  # not the uid's count: the tree's
     argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(cgroup=False), cwd="/")
     assert argv[0] == "/usr/bin/env" and "--nproc=256" in argv
@@ -525,8 +537,10 @@ def test_the_launch_puts_bubblewrap_in_the_cgroup_and_removes_it():
     finally:
         job.close()  # kills the tree, removes the cgroup
     assert proc.wait(timeout=10) == -9
-    assert not any(os.path.exists(folder) for folder in made)
-    assert _cgroups() <= before
+    # removed, or emptied and kept for the next bot with the same limits (removed at exit)
+    kept = _spares()
+    assert not any(os.path.exists(folder) and folder not in kept for folder in made)
+    assert _cgroups() <= before | kept
 
 
 @needs_cgroup
@@ -540,7 +554,7 @@ def test_a_fork_bomb_stops_at_pids_max(tmp_path):
     assert all(
         f["error"] == "EAGAIN" and 200 < f["forks"] < SandboxPolicy().processes for f in bombs
     )
-    assert _cgroups() <= before  # every bot's cgroup removed
+    assert _cgroups() <= before | _spares()  # every bot's cgroup removed
 
 
 @needs_cgroup
@@ -553,7 +567,7 @@ def test_a_tree_past_the_memory_limit_is_killed_and_forfeits(tmp_path):
     rows = {r["bot"]: r for r in summary["bots"]}
     assert rows["hostile-hog"]["forfeits"] == {"crash": 2}
     assert not [f for f in findings(logs) if f["attempt"] == "hog"]  # killed before a word
-    assert _cgroups() <= before
+    assert _cgroups() <= before | _spares()
 
 
 def _fake(tmp_path: Path, mounts: list[str], own: list[str]) -> tuple[str, str]:
@@ -573,8 +587,8 @@ def test_cgroup_v2_is_used_where_memory_and_pids_can_be_given_to_sub_groups(tmp_
     found = find(mounts, own)
     assert found is not None and found.version == 2
     assert found.folders == (str(base / "bones"),)
-    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
-    assert (base / "bones" / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (base / "bones" / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
     (base / "bones" / "123-1-1").mkdir()  # a group of a runner that is gone (pid 123)
     os.utime(base / "bones" / "123-1-1", (0, 0))
     group = Cgroup(found, 64 << 20, 8)

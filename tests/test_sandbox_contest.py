@@ -291,3 +291,57 @@ def test_an_ordinary_user_runner_hides_bubblewrap_and_bounds_shm_and_processes(m
     assert lines[2] == "shm 1"  # 64 MiB do not fit in 8
     forks = int(lines[3].split()[1])
     assert 0 < forks < 16  # RLIMIT_NPROC in its user namespace
+
+
+# -- 2. fair clocks: a CPU quota per bot ---------------------------------------------------
+
+
+def _cpu_hierarchy():
+    from bones.protocol.sandbox import _hierarchy
+
+    found = _hierarchy()
+    return None if found is None else found.cpu
+
+
+@needs_bwrap
+@pytest.mark.skipif(
+    _cpu_hierarchy() is None, reason="no writable cgroup hierarchy with the cpu controller"
+)
+def test_a_spinning_bot_gets_no_more_than_its_cpu_quota():
+    """Four processes spinning for a second of wall time get 0.2 CPU seconds between
+    them (the quota), not the machine's cores: a hog cannot take its opponent's CPU."""
+    argv = wrap([sys.executable, str(HOSTILE), "spin", "4"], SandboxPolicy(cpus=0.2), cwd="/")
+    job = Launch(argv)
+    try:
+        (folder,) = [f for f in job.cgroup.folders if f.startswith(_cpu_hierarchy())]
+        assert Path(folder, "cpu.cfs_quota_us").read_text().strip() == "20000"
+        done = subprocess.run(
+            job.argv, capture_output=True, text=True, timeout=60, pass_fds=job.fds
+        )
+    finally:
+        job.close()
+    (f,) = [f for f in _found(done.stderr) if f["attempt"] == "spin"]
+    # (on an idle machine of 2 cores, 2 CPU seconds without the quota)
+    assert 0 < f["cpu"] <= 0.3, f
+
+
+def test_the_cpu_quota_is_written_where_the_cpu_controller_is(tmp_path):
+    """A fake cgroup v1 file system with the cpu controller: its quota files."""
+    from bones.protocol.cgroup import Cgroup, find
+
+    lines = []
+    for name in ("memory", "pids", "cpu"):
+        (tmp_path / name).mkdir()
+        lines.append(f"cgroup {tmp_path}/{name} cgroup rw,{name}")
+    (tmp_path / "mounts").write_text("".join(f"{line} 0 0\n" for line in lines))
+    (tmp_path / "own").write_text("4:memory:/\n8:pids:/\n1:cpu:/\n")
+    found = find(str(tmp_path / "mounts"), str(tmp_path / "own"))
+    assert found is not None and found.cpu == f"{tmp_path}/cpu/bones"
+    group = Cgroup(found, 1 << 20, 4, cpus=1.5)
+    folder = os.path.join(found.cpu, os.path.basename(group.folders[0]))
+    assert Path(folder, "cpu.cfs_quota_us").read_text() == "150000"
+    assert Path(folder, "cpu.cfs_period_us").read_text() == "100000"
+    for made in group.folders:
+        for name in os.listdir(made):
+            os.remove(os.path.join(made, name))
+    group.close()

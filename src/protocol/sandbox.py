@@ -25,9 +25,11 @@ was asked for never silently goes missing.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import functools
+import multiprocessing.util
 import os
 import re
 import shutil
@@ -93,9 +95,11 @@ class SandboxPolicy:
     bound read-only (a bot's data); ``bwrap``: the program (None: ``bwrap`` on PATH);
     ``seccomp``: load :func:`seccomp_filter`; ``cgroup``: put the bot's tree in a cgroup
     of its own (``memory_mb`` for the whole tree, ``processes``) where a writable
-    hierarchy exists (:mod:`bones.protocol.cgroup`)."""
+    hierarchy exists (:mod:`bones.protocol.cgroup`); ``cpus``: the CPU time of the bot's
+    tree, in CPUs, where that hierarchy has the cpu controller (0: no quota)."""
 
     memory_mb: int = 1024
+    cpus: float = 1.0
     file_mb: int = 16
     tmp_mb: int = 64
     processes: int = 256
@@ -258,6 +262,10 @@ def limits(policy: SandboxPolicy | None = None) -> str:
             f"; {hierarchy.describe()}: memory {policy.memory_mb} MiB and "
             f"{policy.processes} processes per bot"
         )
+        if hierarchy.cpu is not None and policy.cpus > 0:
+            text += f", {policy.cpus:g} CPU per bot (cpu quota)"
+        else:
+            text += ", no CPU quota (no writable cpu controller)"
     else:
         whose = f"of uid {policy.uid}" if os.geteuid() == 0 else "in the bot's user namespace"
         text += f"; {policy.processes} processes (RLIMIT_NPROC, counted {whose})"
@@ -265,6 +273,23 @@ def limits(policy: SandboxPolicy | None = None) -> str:
     if policy.seccomp:
         text += "; seccomp filter (libseccomp)"
     return text
+
+
+#: Emptied cgroups of bots that ended, by (memory, pids) limits, for the next ones.
+_SPARE: dict[tuple[int, int, float], list[cgroup.Cgroup]] = {}
+_SPARES = 8
+
+
+def _remove_spares() -> None:
+    for spare in _SPARE.values():
+        while spare:
+            spare.pop().close()
+
+
+# at the exit of a process, and of a pool's worker (which ends with os._exit, after
+# running the finalizers of multiprocessing, not atexit's)
+atexit.register(_remove_spares)
+multiprocessing.util.Finalize(None, _remove_spares, exitpriority=0)
 
 
 class Launch:
@@ -281,6 +306,7 @@ class Launch:
         self.argv = list(argv)
         self.fds: list[int] = []
         self.cgroup: cgroup.Cgroup | None = None
+        self._limits = (0, 0, 0.0)
         self.copies: str | None = None  # the folder of this start's private copies
         try:
             if self.argv and self.argv[0].startswith(_CGROUP):
@@ -326,10 +352,13 @@ class Launch:
                 "--sandbox: the bot's command asks for a cgroup, but this machine has no "
                 "writable cgroup hierarchy with memory and pids (not the runner's machine?)"
             )
+        limits = (int(values["memory"]), int(values["pids"]), float(values.get("cpus", 0)))
+        spare = _SPARE.get(limits)
         try:
-            self.cgroup = cgroup.Cgroup(hierarchy, int(values["memory"]), int(values["pids"]))
+            self.cgroup = spare.pop() if spare else cgroup.Cgroup(hierarchy, *limits)
         except OSError as exc:
             raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
+        self._limits = limits
         # the shell's pid is bubblewrap's after exec: every process of the bot is inside
         script = 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done'
         script += '; shift; exec "$@"'
@@ -349,7 +378,13 @@ class Launch:
         Idempotent."""
         self.started()
         if self.cgroup is not None:
-            self.cgroup.close()
+            # emptied, it serves the next bot with the same limits (a cgroup v1 memory
+            # group costs more to make and remove than a bot's start); removed at exit
+            spare = _SPARE.setdefault(self._limits, [])
+            if len(spare) < _SPARES and self.cgroup.empty():
+                spare.append(self.cgroup)
+            else:
+                self.cgroup.close()
             self.cgroup = None
         if self.copies is not None:
             shutil.rmtree(self.copies, ignore_errors=True)
@@ -693,7 +728,8 @@ def wrap(
     if not jailed:  # a cgroup's pids.max counts the bot's own tree alone
         argv.append(f"--nproc={policy.processes}")
     if jailed:  # Launch makes the cgroup and starts bubblewrap in it
-        argv.insert(0, f"{_CGROUP}memory={policy.memory_mb * _MB},pids={policy.processes}")
+        spec = f"memory={policy.memory_mb * _MB},pids={policy.processes},cpus={policy.cpus:g}"
+        argv.insert(0, _CGROUP + spec)
     return [*argv, "--", *command]
 
 

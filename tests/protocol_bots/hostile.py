@@ -37,6 +37,8 @@ Modes (the attempt is made once, at the first ``game_start`` of the process):
 * ``locks``: two copies of this bot in one game pass a word through POSIX record locks
   on the file ARG (each locks a byte at its seat, and looks with ``F_GETLK`` for the
   other's lock at each of its moves); also ``flock`` and an open-file-description lock;
+* ``spin``: (alone) ARG processes spin for one second of wall time; report the CPU
+  seconds they got together;
 * ``carry``: report whether anything of an earlier game is left in /tmp or in this
   process, then leave a note in /tmp for the next game;
 * ``name``: say a hello name with a newline and an escape sequence in it (a fake row
@@ -502,6 +504,18 @@ ATTACKS = {
 
 if MODE == "probes" and ARG == "alone":
     attack_probes()
+    sys.exit(0)
+if MODE == "spin":  # alone: ARG processes spin for a second; their CPU seconds
+    start = time.monotonic()
+    for _ in range(int(ARG)):
+        if os.fork() == 0:
+            while time.monotonic() - start < 1.0:
+                pass
+            os._exit(0)
+    for _ in range(int(ARG)):
+        os.wait()
+    times = os.times()
+    finding(attempt="spin", cpu=times.children_user + times.children_system)
     sys.exit(0)
 if MODE == "pagecache" and len(sys.argv) > 3:  # alone, with the seed to leave
     attack_pagecache(int(sys.argv[3]))
