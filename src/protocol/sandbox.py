@@ -264,7 +264,7 @@ def limits(policy: SandboxPolicy | None = None) -> str:
         )
         if hierarchy.cpu is not None and policy.cpus > 0:
             text += f", {policy.cpus:g} CPU per bot (cpu quota)"
-        else:
+        elif policy.cpus > 0:
             text += ", no CPU quota (no writable cpu controller)"
     else:
         whose = f"of uid {policy.uid}" if os.geteuid() == 0 else "in the bot's user namespace"
