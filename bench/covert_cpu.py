@@ -37,7 +37,7 @@ def _wait(until: float) -> None:
 def send(start: float, slot: float, bits: str, spinners: int) -> None:
     """Spin ``spinners`` processes in the slots of the 1 bits."""
     children = []
-    for index in range(spinners):
+    for _ in range(spinners):
         pid = os.fork()
         if pid == 0:
             _wait(start)
@@ -119,7 +119,6 @@ def main() -> int:
     got = "".join("1" if n < middle else "0" for n in turns)
     right = sum(a == b for a, b in zip(got, message, strict=True))
     low, high = wilson(right, args.bits)
-    seconds = args.bits * args.slot
     print(f"bones: {limits(policy)}")
     print(
         f"{right} of {args.bits} bits right ({right / args.bits:.1%}, 95% interval "

@@ -234,9 +234,8 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
                 summary = run_match(config, path, jobs=1, progress=False)
                 times[mode].append(time.perf_counter() - start)
                 assert summary["counted"] == games, summary
-    print(
-        f"bones match, the Python random bot (cmd:) against greedy, {variant}, {players} players, jobs 1"
-    )
+    what = f"{variant}, {players} players, jobs 1"
+    print(f"bones match, the Python random bot (cmd:) against greedy, {what}")
     for mode in modes:
         rates = sorted(games / t for t in times[mode])
         print(

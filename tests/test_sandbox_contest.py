@@ -15,12 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_sandbox import HOSTILE, check_table, findings, hostile, needs_bwrap, play
 
 from bones.match.runner import MatchConfig
 from bones.match.schedule import plan
 from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, wrap
-
-from test_sandbox import HOSTILE, check_table, findings, hostile, needs_bwrap, play
 
 HERE = Path(__file__).parent
 
