@@ -7,6 +7,7 @@ random bots in process and served as ``bones match --isolate`` serves them.
     python bench/protocol_speed.py --affinity game     # only as bones match runs them
     python bench/protocol_speed.py --bot python --bot python-sandbox --affinity off
     python bench/protocol_speed.py --games 40          # bones match games/s, --sandbox or not
+    python bench/protocol_speed.py --starts 40         # what a sandboxed start costs more
 
 A decision is one ``choose`` (a move_request answered by a move); forced draws and
 passes, made by the engine, are not counted.  The time covers the whole rounds (the
@@ -245,6 +246,32 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
     return 0
 
 
+def start_cost(starts: int) -> int:
+    """Print what one start of the Python random bot costs (process, handshake, end),
+    plain and sandboxed as ``bones match --sandbox`` starts it for every game, the two
+    interleaved ``starts`` times: the difference is the sandbox's own cost per game."""
+    from bones.protocol.client import ExternalBot
+    from bones.protocol.sandbox import wrap
+
+    kinds = {"plain": [sys.executable, PY_BOT], "--sandbox": wrap([sys.executable, PY_BOT])}
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(starts):
+        for kind, command in kinds.items():
+            start = time.perf_counter()
+            ExternalBot(list(command)).close()
+            times[kind].append(time.perf_counter() - start)
+    print(f"a start of the Python random bot (process, handshake, end), {starts} of each")
+    for kind, values in times.items():
+        q = statistics.quantiles(values, n=4)
+        print(
+            f"{kind:>10}: {statistics.median(values) * 1000:6.1f} ms (quartiles "
+            f"{q[0] * 1000:.1f} / {q[2] * 1000:.1f})"
+        )
+    pairs = sorted(b - a for a, b in zip(times["plain"], times["--sandbox"], strict=True))
+    print(f"the sandbox's own cost: {statistics.median(pairs) * 1000:.1f} ms a start (median)")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=[*KINDS, "all"], action="append")
@@ -266,7 +293,12 @@ def main() -> int:
         "--games", type=int, default=0, help="time bones match games instead (see above)"
     )
     parser.add_argument("--repeats", type=int, default=3, help="with --games: runs of each (3)")
+    parser.add_argument(
+        "--starts", type=int, default=0, help="time N starts of a bot, plain and sandboxed"
+    )
     args = parser.parse_args()
+    if args.starts:
+        return start_cost(args.starts)
     if args.games:
         return match_speed(args.games, args.repeats, args.variant, args.players)
     kinds = KINDS if not args.bot or "all" in args.bot else list(dict.fromkeys(args.bot))
