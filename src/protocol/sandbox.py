@@ -188,6 +188,7 @@ _AF_UNIX = 1
 _PLACEHOLDER = "bones-seccomp:"
 _CGROUP = "bones-cgroup:"
 _COPY = "bones-copy:"
+_MARK = "bones-sandbox"  # the $0 of the shell that starts bubblewrap
 
 
 def _libseccomp() -> Any:
@@ -360,11 +361,8 @@ class Launch:
             raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
         self._limits = limits
         # the shell's pid is bubblewrap's after exec: every process of the bot is inside
-        script = 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done'
-        script += '; shift; exec "$@"'
-        self.argv = [_tool("sh"), "-c", script, "bones-cgroup", *self.cgroup.procs, "--"] + [
-            *self.argv
-        ]
+        at = self.argv.index(_MARK) + 1
+        self.argv[at:at] = self.cgroup.procs
 
     def started(self) -> None:
         """Close this process's copies of :attr:`fds` (the child has its own)."""
@@ -634,7 +632,7 @@ def wrap(
     # a clean environment for bubblewrap itself; the bot is PID 1 of its namespace (no
     # bubblewrap inside whose memory or environment it could read), and all of the
     # namespace dies with it
-    argv = [_tool("env"), "-i", bwrap, "--unshare-pid", "--as-pid-1"]
+    argv = [bwrap, "--unshare-pid", "--as-pid-1"]
     argv += ["--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     argv += ["--hostname", "bones-sandbox", "--new-session", "--die-with-parent"]
     if not root:  # an unprivileged user: bwrap needs a user namespace; no nested ones
@@ -716,17 +714,25 @@ def wrap(
             "--bounding-set=-all",
             "--no-new-privs",
         ]
-    argv += [
-        "--",
-        _tool("prlimit"),
-        f"--as={policy.memory_mb * _MB}",
-        f"--fsize={policy.file_mb * _MB}",
-        f"--nofile={policy.open_files}",
-        "--core=0",
-    ]
+    # the rlimits: set by the shell that becomes bubblewrap (no program of their own to
+    # start), but RLIMIT_NPROC of an ordinary user's bot, which must count inside the
+    # bot's user namespace (outside, it would count all that user's processes)
     jailed = policy.cgroup and _hierarchy() is not None
-    if not jailed:  # a cgroup's pids.max counts the bot's own tree alone
-        argv.append(f"--nproc={policy.processes}")
+    ulimits = [
+        f"-v {policy.memory_mb * 1024}",  # KiB
+        f"-f {policy.file_mb * 2048}",  # blocks of 512 bytes
+        f"-n {policy.open_files}",
+        "-c 0",
+    ]
+    if not jailed and root:  # a cgroup's pids.max counts the bot's own tree alone
+        ulimits.append(f"-p {policy.processes}")
+    if not jailed and not root:
+        argv += ["--", _tool("prlimit"), f"--nproc={policy.processes}"]
+    script = "".join(f"ulimit {u} || exit 125; " for u in ulimits)
+    # then the bot's cgroup.procs files (Launch puts them after the mark), each joined
+    script += 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done'
+    script += '; shift; exec "$@"'
+    argv = [_tool("sh"), "-c", script, _MARK, "--", *argv]
     if jailed:  # Launch makes the cgroup and starts bubblewrap in it
         spec = f"memory={policy.memory_mb * _MB},pids={policy.processes},cpus={policy.cpus:g}"
         argv.insert(0, _CGROUP + spec)
