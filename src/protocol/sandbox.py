@@ -1,21 +1,26 @@
 """Bots in a sandbox: the bubblewrap (``bwrap``) command line that runs a bot's command
 with nothing of the runner in reach (``bones match --sandbox``, docs/contest.md).
 
-:func:`wrap` turns a bot's command into ``bwrap ... -- COMMAND``: new PID, network, IPC
-and UTS namespaces (a private ``/proc`` that shows only the sandbox, no network), its own
-session, killed with its parent, a private size-limited ``/tmp``, a read-only root that
-holds only the system's programs and libraries (``/usr`` and its ``/bin``, ``/lib``
-links, a few files of ``/etc``), the bot's own files (the paths its command names) and,
-for a Python bot, its Python installation and the bones package.  Bubblewrap sets
-no_new_privs and loads a seccomp filter that libseccomp builds for this architecture
-(:func:`seccomp_filter`, through ``pyseccomp``) and that refuses the system calls a bot
-never needs.  Inside, ``prlimit`` sets the rlimits (address space, file size, open
-files, no core) before the bot starts.  Where a writable cgroup hierarchy has the
-memory and pids controllers, each bot's process tree runs in a cgroup of its own
-(:mod:`bones.protocol.cgroup`: memory and processes of the whole tree), made by
-:class:`Launch` before bubblewrap starts and removed when the bot ends; elsewhere a root
-runner's bots get RLIMIT_NPROC instead.  Run by root, the bot runs as uid and gid 65534
-(``setpriv``); run by another user, as that user in a user namespace.
+:func:`wrap` turns a bot's command into ``sh -c 'ulimit ...; exec "$@"' ... bwrap ...
+-- COMMAND``: the shell sets the rlimits (address space, file size, open files, no
+core), joins the bot's cgroup and becomes bubblewrap, with an empty environment.
+Bubblewrap makes new PID (the bot is PID 1 and alone in it), network, IPC and UTS
+namespaces, its own session, killed with its parent, a private size-limited ``/tmp``
+and ``/dev/shm``, a read-only root that holds only the system's programs and libraries
+(``/usr`` and its ``/bin``, ``/lib`` links, a few files of ``/etc``), for a Python bot
+its Python installation and the bones package folder, and the entry's own files (the
+paths its command names, resolved and checked by :func:`wrap`): a private copy made by
+:class:`Launch` for every start, so that no page of them is shared with an earlier
+game.  Bubblewrap sets no_new_privs and loads a seccomp filter that libseccomp builds
+for this architecture (:func:`seccomp_filter`, through ``pyseccomp``) and that refuses
+the system calls a bot never needs, those that probe or drop the page cache and those
+that would show one bot another's use of a shared file (locks, notifications).  Where
+a writable cgroup hierarchy has the memory and pids controllers, each bot's process
+tree runs in a cgroup of its own (:mod:`bones.protocol.cgroup`: memory, processes and,
+with the cpu controller, a CPU quota), made by :class:`Launch` before bubblewrap starts
+and emptied when the bot ends; elsewhere the bots get RLIMIT_NPROC instead.  Run by
+root, the bot runs as uid and gid 65534 (``setpriv``); run by another user, as that
+user in a user namespace.
 
 The tools are bubblewrap, the sandbox of Flatpak, and libseccomp, packaged by every
 distribution; bones only chooses their options.  Without them :func:`find_bwrap` and
