@@ -42,7 +42,7 @@ def _entry(tmp_path: Path) -> tuple[Path, Path]:
     """An entry's folder on a disk file system (its own copy of the hostile bot and a
     64-page data file)."""
     folder = tmp_path / "entry"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     bot = folder / "bot.py"
     shutil.copy(HOSTILE, bot)
     data = folder / "data.bin"
@@ -344,3 +344,22 @@ def test_the_cpu_quota_is_written_where_the_cpu_controller_is(tmp_path):
         for name in os.listdir(made):
             os.remove(os.path.join(made, name))
     group.close()
+
+
+@needs_bwrap
+def test_an_entry_that_would_see_another_or_the_journal_is_refused(tmp_path):
+    from bones.match.runner import run_match
+
+    entries = tmp_path / "entries"
+    alice, _ = _entry(entries / "alice")
+    bob, _ = _entry(entries / "bob")
+    nosy = "cmd:" + " ".join([sys.executable, str(alice), "carry", str(entries)])
+    honest = "cmd:" + " ".join([sys.executable, str(bob), "carry"])
+    journal = tmp_path / "m.jsonl"
+    with pytest.raises(SandboxError, match=r"bot 1 would see .*bob.*, a file of bot 2"):
+        run_match(MatchConfig(bots=(nosy, honest), games=2, sandbox=True), journal, jobs=1)
+    logs = alice.parent / "logs"  # the bots' logs in an entry's folder
+    config = MatchConfig(bots=(honest, "random"), games=2, sandbox=True, bot_logs=str(bob.parent))
+    with pytest.raises(SandboxError, match="the journal or the bots' logs"):
+        run_match(config, journal, jobs=1)
+    assert not journal.exists() and not logs.exists()

@@ -442,7 +442,11 @@ def run_match(
     from .report import summarize_journal
 
     path = os.fspath(journal) if journal is not None else config.default_journal()
-    plan(config)  # check everything before touching the journal
+    checked = plan(config)  # check everything before touching the journal
+    if config.sandbox:  # no entry sees another's files, the journal or the bots' logs
+        from ..protocol.sandbox import separate
+
+        separate(checked.commands, [path, *([config.bot_logs] if config.bot_logs else [])])
     if config.bot_logs is not None:
         try:
             os.makedirs(config.bot_logs, exist_ok=True)

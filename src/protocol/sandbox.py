@@ -56,6 +56,7 @@ __all__ = [
     "check",
     "find_bwrap",
     "limits",
+    "separate",
     "seccomp_filter",
     "wrap",
 ]
@@ -742,6 +743,32 @@ def wrap(
         spec = f"memory={policy.memory_mb * _MB},pids={policy.processes},cpus={policy.cpus:g}"
         argv.insert(0, _CGROUP + spec)
     return [*argv, "--", *command]
+
+
+def separate(commands: Sequence[Sequence[str] | None], private: Sequence[str] = ()) -> None:
+    """:class:`SandboxError` if the files of one entry (what the :func:`wrap` commands
+    ``commands`` copy into their sandboxes) hold another entry's, or hold or are one of
+    the ``private`` paths (the journal, the bots' logs)."""
+    owned = [
+        (index, arg[len(_COPY) :])
+        for index, command in enumerate(commands)
+        for arg in command or ()
+        if arg.startswith(_COPY)
+    ]
+    for index, path in owned:
+        for other, theirs in owned:
+            if other != index and path != theirs and _under(theirs, path):
+                raise SandboxError(
+                    f"--sandbox: bot {index + 1} would see {theirs}, a file of bot "
+                    f"{other + 1}, through {path}; give each entry a folder of its own"
+                )
+        for secret in private:
+            real = os.path.realpath(secret)
+            if _under(real, path) or _under(path, real):
+                raise SandboxError(
+                    f"--sandbox: bot {index + 1} would see {real} (the journal or the bots' "
+                    f"logs) through {path}; keep them out of the entries' folders"
+                )
 
 
 def check(policy: SandboxPolicy | None = None, timeout: float = 10.0) -> None:
