@@ -368,7 +368,9 @@ def test_nothing_carries_over_between_games(tmp_path):
 
 @needs_bwrap
 def test_isolated_builtin_bots_play_in_the_sandbox(tmp_path):
-    summary, _ = play(tmp_path, ("random", "greedy"), games=4, sandbox=True)
+    """With --isolate too, the built-in bots are served from sandboxes (without it they
+    play in process: test_sandbox_contest.py)."""
+    summary, _ = play(tmp_path, ("random", "greedy"), games=4, sandbox=True, isolate=True)
     check_table(summary, 4)
 
 
