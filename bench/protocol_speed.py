@@ -7,6 +7,7 @@ random bots in process and served as ``bones match --isolate`` serves them.
     python bench/protocol_speed.py --affinity game     # only as bones match runs them
     python bench/protocol_speed.py --bot python --bot python-sandbox --affinity off
     python bench/protocol_speed.py --games 40          # bones match games/s, --sandbox or not
+    python bench/protocol_speed.py --starts 40         # what a sandboxed start costs more
 
 A decision is one ``choose`` (a move_request answered by a move); forced draws and
 passes, made by the engine, are not counted.  The time covers the whole rounds (the
@@ -27,9 +28,10 @@ process, so its decisions cost what the bot's do.  Only ``--affinity off`` place
 CPU set after the start would reach bubblewrap, not the bot inside).
 
 ``--games N`` times whole matches instead: ``bones match`` of the Python random bot
-(``cmd:``) against itself, N games on one worker, with and without ``--sandbox``
-(which starts a fresh sandboxed process for every game), interleaved ``--repeats``
-times; it prints the games per second of each.
+(``cmd:``) against ``greedy``, N games on one worker, plain, with ``--isolate`` and
+with ``--sandbox`` (a fresh sandboxed process of the ``cmd:`` bot for every game;
+``greedy``, bones' own, in process), interleaved ``--repeats`` times; it prints the
+games per second of each (``--variant block`` for the figure docs/protocol.md quotes).
 """
 
 from __future__ import annotations
@@ -204,39 +206,69 @@ def pipe_floor(count: int = 20000, size: int = 600) -> float:
 
 
 def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
-    """Print the games per second of ``bones match`` between two Python random bots
-    (``cmd:``), with and without ``--sandbox``, one worker, ``repeats`` runs of each."""
+    """Print the games per second of ``bones match`` between the tiny Python random bot
+    (``cmd:``) and ``greedy``: plain, ``--isolate`` and ``--sandbox`` (a fresh sandboxed
+    process for the ``cmd:`` bot every game; ``greedy``, trusted, in process), one
+    worker, the three interleaved ``repeats`` times."""
     import shlex
     import tempfile
 
     from bones.match.runner import MatchConfig, run_match
 
-    specs = tuple("cmd:" + shlex.join([sys.executable, PY_BOT, str(seat + 1)]) for seat in range(2))
-    times: dict[bool, list[float]] = {False: [], True: []}
+    bots = ("cmd:" + shlex.join([sys.executable, PY_BOT]), "greedy")
+    modes = {"plain": {}, "--isolate": {"isolate": True}, "--sandbox": {"sandbox": True}}
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
     with tempfile.TemporaryDirectory() as folder:
         for index in range(repeats):
-            for sandbox in (False, True):
+            for mode, extra in modes.items():
                 config = MatchConfig(
-                    bots=specs,
+                    bots=bots,
                     variant=variant,
                     players=players,
                     games=games,
-                    sandbox=sandbox,
                     secret="5e" * 32,
+                    seed=index,
+                    **extra,
                 )
-                path = os.path.join(folder, f"m-{index}-{sandbox}.jsonl")
+                path = os.path.join(folder, f"m-{index}-{mode}.jsonl")
                 start = time.perf_counter()
                 summary = run_match(config, path, jobs=1, progress=False)
-                times[sandbox].append(time.perf_counter() - start)
+                times[mode].append(time.perf_counter() - start)
                 assert summary["counted"] == games, summary
-    print(f"bones match of 2 Python random bots (cmd:), {variant}, {players} players, jobs 1")
-    for sandbox in (False, True):
-        rates = sorted(games / t for t in times[sandbox])
-        label = "--sandbox (a fresh process per game)" if sandbox else "no sandbox (kept)"
+    what = f"{variant}, {players} players, jobs 1"
+    print(f"bones match, the Python random bot (cmd:) against greedy, {what}")
+    for mode in modes:
+        rates = sorted(games / t for t in times[mode])
         print(
-            f"{label:>38}: {statistics.median(rates):6.1f} games/s (median of {repeats} "
+            f"{mode:>10}: {statistics.median(rates):6.1f} games/s (median of {repeats} "
             f"matches of {games} games: " + " / ".join(f"{r:.1f}" for r in rates) + ")"
         )
+    return 0
+
+
+def start_cost(starts: int) -> int:
+    """Print what one start of the Python random bot costs (process, handshake, end),
+    plain and sandboxed as ``bones match --sandbox`` starts it for every game, the two
+    interleaved ``starts`` times: the difference is the sandbox's own cost per game."""
+    from bones.protocol.client import ExternalBot
+    from bones.protocol.sandbox import wrap
+
+    kinds = {"plain": [sys.executable, PY_BOT], "--sandbox": wrap([sys.executable, PY_BOT])}
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(starts):
+        for kind, command in kinds.items():
+            start = time.perf_counter()
+            ExternalBot(list(command)).close()
+            times[kind].append(time.perf_counter() - start)
+    print(f"a start of the Python random bot (process, handshake, end), {starts} of each")
+    for kind, values in times.items():
+        q = statistics.quantiles(values, n=4)
+        print(
+            f"{kind:>10}: {statistics.median(values) * 1000:6.1f} ms (quartiles "
+            f"{q[0] * 1000:.1f} / {q[2] * 1000:.1f})"
+        )
+    pairs = sorted(b - a for a, b in zip(times["plain"], times["--sandbox"], strict=True))
+    print(f"the sandbox's own cost: {statistics.median(pairs) * 1000:.1f} ms a start (median)")
     return 0
 
 
@@ -261,7 +293,12 @@ def main() -> int:
         "--games", type=int, default=0, help="time bones match games instead (see above)"
     )
     parser.add_argument("--repeats", type=int, default=3, help="with --games: runs of each (3)")
+    parser.add_argument(
+        "--starts", type=int, default=0, help="time N starts of a bot, plain and sandboxed"
+    )
     args = parser.parse_args()
+    if args.starts:
+        return start_cost(args.starts)
     if args.games:
         return match_speed(args.games, args.repeats, args.variant, args.players)
     kinds = KINDS if not args.bot or "all" in args.bot else list(dict.fromkeys(args.bot))

@@ -196,6 +196,10 @@ _EXTERNAL_LOCK = threading.Lock()
 _EXTERNAL_AT_EXIT: list[Any] = []
 
 
+#: The threads ending the processes of fresh (sandboxed) bots after their games.
+_CLOSING: list[threading.Thread] = []
+
+
 def _close_externals() -> None:
     with _EXTERNAL_LOCK:
         bots = [bot for idle in _IDLE_EXTERNAL.values() for bot in idle]
@@ -203,6 +207,19 @@ def _close_externals() -> None:
     for bot in bots:
         with contextlib.suppress(Exception):
             bot.close(grace=0.2)
+    _join_closing()
+
+
+def _close_quietly(bot: Any) -> None:
+    with contextlib.suppress(Exception):
+        bot.close(grace=0.1)
+
+
+def _join_closing() -> None:
+    """Wait for the fresh bots' processes to end (their logs complete, their cgroups
+    emptied)."""
+    while _CLOSING:
+        _CLOSING.pop().join()
 
 
 def _take_external(
@@ -248,9 +265,15 @@ def _take_external(
     return bot
 
 
-def _give_back(bot: Any, finished: bool) -> None:
+def _give_back(bot: Any, finished: bool, fresh: bool = False) -> None:
     """Return an external bot after its game; one whose game did not end normally is
-    closed (a fresh process plays its next game)."""
+    closed (a fresh process plays its next game).  A ``fresh`` one (``--sandbox``) is
+    not used again: its process ends in a thread of its own, beside the next game."""
+    if fresh:
+        thread = threading.Thread(target=_close_quietly, args=(bot,), daemon=True)
+        thread.start()
+        _CLOSING.append(thread)
+        return
     if not finished:
         with contextlib.suppress(Exception):
             bot.close(grace=0.1)
@@ -505,7 +528,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
             fresh = bool(task.get("fresh"))  # --sandbox: a new process for the next game
             for guard in guards:
                 if guard.external:
-                    _give_back(guard.bot, finished and not fresh)
+                    _give_back(guard.bot, finished, fresh)
         _release(guards, watch)
         if _ALARM_READY:
             referee.disarm()
@@ -548,6 +571,7 @@ def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         summary = {k: rec[k] for k in TALLIED if k in rec}
         summary["line"] = encode_record(rec)
         out.append(summary)
+    _join_closing()
     return out
 
 

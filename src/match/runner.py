@@ -449,7 +449,11 @@ def run_match(
     from .report import summarize_journal
 
     path = os.fspath(journal) if journal is not None else config.default_journal()
-    plan(config)  # check everything before touching the journal
+    checked = plan(config)  # check everything before touching the journal
+    if config.sandbox:  # no entry sees another's files, the journal or the bots' logs
+        from ..protocol.sandbox import separate
+
+        separate(checked.commands, [path, *([config.bot_logs] if config.bot_logs else [])])
     if config.bot_logs is not None:
         try:
             os.makedirs(config.bot_logs, exist_ok=True)
@@ -491,7 +495,7 @@ def run_match(
         total = the_plan.schedule.total
         # under --isolate the runner never imports a --plugin module: the identity of
         # its bots is read from the modules' files and the bots' hellos
-        isolated = tuple(config.plugins) if config.isolate else ()
+        isolated = tuple(config.plugins) if config.isolate or config.sandbox else ()
         bots_identity = identities(config.bots, isolated, hellos)
         tally = LiveTally(
             the_plan.labels,

@@ -600,9 +600,9 @@ def load_plugins(modules: Sequence[str]) -> None:
 
 def runner_plugins(config: MatchConfig) -> tuple[str, ...]:
     """The ``--plugin`` modules that the runner and its workers import: none under
-    ``isolate``, where no bot code runs outside the bots' own processes (each imports
-    them, :func:`bot_command`); else all of them."""
-    return () if config.isolate else tuple(config.plugins)
+    ``isolate`` or ``sandbox``, where no bot code of theirs runs outside the bots' own
+    processes (each imports them, :func:`bot_command`); else all of them."""
+    return () if config.isolate or config.sandbox else tuple(config.plugins)
 
 
 def installed_plugins() -> set[str]:
@@ -669,23 +669,38 @@ def bot_command(
     own, or with ``isolate`` the protocol server serving the spec (loading the match's
     ``--plugin`` modules, so that a plugin's bot is isolated too); None: in process.
     With ``sandbox`` (a :class:`~bones.protocol.sandbox.SandboxPolicy`, or ``True`` for
-    the default one) every bot runs as a child process (``isolate`` implied), and the
-    command is the bubblewrap command that runs it in the sandbox
-    (:func:`bones.protocol.sandbox.wrap`; :class:`~bones.protocol.sandbox.SandboxError`
-    if bubblewrap is missing)."""
+    the default one) every bot but bones' own built-in ones (trusted code, in process
+    unless ``isolate``) runs as a child process, and the command is the bubblewrap
+    command that runs it in the sandbox (:func:`bones.protocol.sandbox.wrap`;
+    :class:`~bones.protocol.sandbox.SandboxError` if bubblewrap is missing)."""
     from ..bot import command_of
 
     command = command_of(spec)
-    if command is None and (isolate or sandbox is not None and sandbox is not False):
+    sandboxed = sandbox is not None and sandbox is not False
+    if command is None and sandboxed and not isolate and _built_in(spec):
+        return None
+    if command is None and (isolate or sandboxed):
         loads = [arg for module in plugins for arg in ("--plugin", module)]
         command = [sys.executable, "-m", "bones.protocol.server", spec, *loads]
     if command is None:
         return None
-    if sandbox is not None and sandbox is not False:
+    if sandboxed:
         from ..protocol.sandbox import wrap
 
         command = wrap(command, None if sandbox is True else sandbox)
     return tuple(command)
+
+
+def _built_in(spec: str) -> bool:
+    """Whether ``spec`` names a bot of bones' own built-in plugins (not a ``--plugin``
+    module's, which the runner does not import under ``sandbox``)."""
+    from ..bot import check_spec
+    from ..plugins.manager import BUILTIN_PLUGINS
+
+    try:
+        return check_spec(spec).plugin in BUILTIN_PLUGINS
+    except OptionError:
+        return False
 
 
 def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
@@ -696,7 +711,7 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
     from ..bot import check_spec
 
     load_plugins(runner_plugins(config))
-    deferred = config.isolate and bool(config.plugins)
+    deferred = (config.isolate or config.sandbox) and bool(config.plugins)
     if config.format not in FORMATS:
         raise MatchError(f"unknown format {config.format!r}; formats: {', '.join(FORMATS)}")
     try:

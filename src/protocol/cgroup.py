@@ -40,11 +40,12 @@ class Hierarchy:
     version: int
     memory: str
     pids: str
+    cpu: str | None = None  # where the cpu controller is writable too: a quota per bot
 
     @property
     def folders(self) -> tuple[str, ...]:
         """The parent folders, each once."""
-        return tuple(dict.fromkeys((self.memory, self.pids)))
+        return tuple(dict.fromkeys(f for f in (self.memory, self.pids, self.cpu) if f))
 
     def describe(self) -> str:
         return f"cgroup v{self.version} ({', '.join(self.folders)})"
@@ -96,36 +97,40 @@ def _v2(point: str, path: str) -> Hierarchy | None:
     this process's cgroup ``path`` there (else None)."""
     base = _inside(point, path)
     try:
-        if not {"memory", "pids"} <= set(_read(os.path.join(base, "cgroup.controllers")).split()):
+        controllers = set(_read(os.path.join(base, "cgroup.controllers")).split())
+        if not {"memory", "pids"} <= controllers:
             return None
+        wanted = "+memory +pids" + (" +cpu" if "cpu" in controllers else "")
         parent = os.path.join(base, _PARENT)
         # a cgroup that holds processes cannot give controllers to sub-groups (the "no
         # internal processes" rule of v2): this fails unless bones may do it here
-        _write(os.path.join(base, "cgroup.subtree_control"), "+memory +pids")
+        _write(os.path.join(base, "cgroup.subtree_control"), wanted)
         os.makedirs(parent, exist_ok=True)
-        _write(os.path.join(parent, "cgroup.subtree_control"), "+memory +pids")
+        _write(os.path.join(parent, "cgroup.subtree_control"), wanted)
     except OSError:
         return None
-    return Hierarchy(2, parent, parent)
+    return Hierarchy(2, parent, parent, parent if "cpu" in controllers else None)
 
 
 def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarchy | None:
-    folders = []
-    for controller in ("memory", "pids"):
+    folders: list[str | None] = []
+    for controller in ("memory", "pids", "cpu"):
         point = next(
             (m for m, kind, opts in mounts if kind == "cgroup" and controller in opts), None
         )
-        if point is None:
-            return None
-        folder = os.path.join(_inside(point, own.get(controller, "/")), _PARENT)
-        try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError:  # read-only, or not ours
-            return None
-        if not os.access(folder, os.W_OK):
+        folder = None
+        if point is not None:
+            folder = os.path.join(_inside(point, own.get(controller, "/")), _PARENT)
+            with contextlib.suppress(OSError):  # read-only, or not ours
+                os.makedirs(folder, exist_ok=True)
+            if not os.access(folder, os.W_OK):
+                folder = None
+        if folder is None and controller != "cpu":  # the quota is a bonus; these are not
             return None
         folders.append(folder)
-    return Hierarchy(1, folders[0], folders[1])
+    memory, pids, cpu = folders
+    assert memory is not None and pids is not None
+    return Hierarchy(1, memory, pids, cpu)
 
 
 def find(mounts: str = _MOUNTS, own: str = _OWN) -> Hierarchy | None:
@@ -171,13 +176,20 @@ def _sweep(folder: str) -> None:
                     os.rmdir(path)
 
 
+#: The period of a CPU quota, in microseconds (the kernel's default).
+PERIOD_US = 100_000
+
+
 class Cgroup:
     """A bot's cgroup in ``hierarchy``: at most ``memory`` bytes of memory for all its
-    processes together (no swap) and at most ``pids`` processes and threads.  Made by the
-    constructor (:class:`OSError` if it cannot be); :attr:`procs` are the files the
-    launcher writes its pid into; :meth:`close` kills what is left in it and removes it."""
+    processes together (no swap), at most ``pids`` processes and threads and, where the
+    hierarchy has the cpu controller and ``cpus`` > 0, at most ``cpus`` CPUs of time
+    (``cpu.max``; v1 ``cpu.cfs_quota_us``), so that a bot that spins cannot take the
+    CPU of a bot beside it.  Made by the constructor (:class:`OSError` if it cannot be);
+    :attr:`procs` are the files the launcher writes its pid into; :meth:`close` kills
+    what is left in it and removes it."""
 
-    def __init__(self, hierarchy: Hierarchy, memory: int, pids: int) -> None:
+    def __init__(self, hierarchy: Hierarchy, memory: int, pids: int, cpus: float = 0.0) -> None:
         self.hierarchy = hierarchy
         name = f"{os.getpid()}-{next(_COUNTER)}-{time.monotonic_ns()}"
         self.folders: list[str] = []
@@ -196,6 +208,14 @@ class Cgroup:
                 _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory))
                 _write_if(os.path.join(mem, "memory.memsw.limit_in_bytes"), str(memory))
             _write(os.path.join(hierarchy.pids, name, "pids.max"), str(pids))
+            if hierarchy.cpu is not None and cpus > 0:
+                quota = max(1000, int(cpus * PERIOD_US))
+                cpu = os.path.join(hierarchy.cpu, name)
+                if hierarchy.version == 2:
+                    _write(os.path.join(cpu, "cpu.max"), f"{quota} {PERIOD_US}")
+                else:
+                    _write(os.path.join(cpu, "cpu.cfs_period_us"), str(PERIOD_US))
+                    _write(os.path.join(cpu, "cpu.cfs_quota_us"), str(quota))
         except BaseException:
             self.close()
             raise
@@ -211,6 +231,21 @@ class Cgroup:
             with contextlib.suppress(OSError):
                 out.update(int(p) for p in _read(path).split())
         return sorted(out)
+
+    def empty(self, wait: float = 2.0) -> bool:
+        """SIGKILL every process in the cgroup, again until none is left (or ``wait``
+        seconds have passed); whether it is empty."""
+        deadline = time.monotonic() + wait
+        pause = 0.0005
+        while pids := self.pids():
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+        return True
 
     def close(self, wait: float = 2.0) -> None:
         """SIGKILL every process in the cgroup (again, until none is left, for one that

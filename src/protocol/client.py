@@ -223,9 +223,9 @@ def _close_all() -> None:  # pragma: no cover - runs at interpreter exit
 
 
 def _sandboxed(command: Sequence[str]) -> bool:
-    """Whether ``command`` is one of :func:`bones.protocol.sandbox.wrap` (bubblewrap,
-    after the cgroup request if any)."""
-    return "--" in command and any(os.path.basename(arg) == "bwrap" for arg in command[:2])
+    """Whether ``command`` is one of :func:`bones.protocol.sandbox.wrap` (the shell
+    that becomes bubblewrap, after the cgroup request if any)."""
+    return "--" in command and "bones-sandbox" in command[:5]
 
 
 class ExternalBot(Bot):
@@ -405,7 +405,7 @@ class ExternalBot(Bot):
                 close_fds=True,
                 pass_fds=extra,
                 start_new_session=True,  # its own process group: close() kills it whole
-                env=self.env,
+                env={} if self._launch is not None else self.env,  # bwrap's: empty
                 cwd=self.cwd,
             )
         except (OSError, ValueError) as exc:

@@ -1,21 +1,26 @@
 """Bots in a sandbox: the bubblewrap (``bwrap``) command line that runs a bot's command
 with nothing of the runner in reach (``bones match --sandbox``, docs/contest.md).
 
-:func:`wrap` turns a bot's command into ``bwrap ... -- COMMAND``: new PID, network, IPC
-and UTS namespaces (a private ``/proc`` that shows only the sandbox, no network), its own
-session, killed with its parent, a private size-limited ``/tmp``, a read-only root that
-holds only the system's programs and libraries (``/usr`` and its ``/bin``, ``/lib``
-links, a few files of ``/etc``), the bot's own files (the paths its command names) and,
-for a Python bot, its Python installation and the bones package.  Bubblewrap sets
-no_new_privs and loads a seccomp filter that libseccomp builds for this architecture
-(:func:`seccomp_filter`, through ``pyseccomp``) and that refuses the system calls a bot
-never needs.  Inside, ``prlimit`` sets the rlimits (address space, file size, open
-files, no core) before the bot starts.  Where a writable cgroup hierarchy has the
-memory and pids controllers, each bot's process tree runs in a cgroup of its own
-(:mod:`bones.protocol.cgroup`: memory and processes of the whole tree), made by
-:class:`Launch` before bubblewrap starts and removed when the bot ends; elsewhere a root
-runner's bots get RLIMIT_NPROC instead.  Run by root, the bot runs as uid and gid 65534
-(``setpriv``); run by another user, as that user in a user namespace.
+:func:`wrap` turns a bot's command into ``sh -c 'ulimit ...; exec "$@"' ... bwrap ...
+-- COMMAND``: the shell sets the rlimits (address space, file size, open files, no
+core), joins the bot's cgroup and becomes bubblewrap, with an empty environment.
+Bubblewrap makes new PID (the bot is PID 1 and alone in it), network, IPC and UTS
+namespaces, its own session, killed with its parent, a private size-limited ``/tmp``
+and ``/dev/shm``, a read-only root that holds only the system's programs and libraries
+(``/usr`` and its ``/bin``, ``/lib`` links, a few files of ``/etc``), for a Python bot
+its Python installation and the bones package folder, and the entry's own files (the
+paths its command names, resolved and checked by :func:`wrap`): a private copy made by
+:class:`Launch` for every start, so that no page of them is shared with an earlier
+game.  Bubblewrap sets no_new_privs and loads a seccomp filter that libseccomp builds
+for this architecture (:func:`seccomp_filter`, through ``pyseccomp``) and that refuses
+the system calls a bot never needs, those that probe or drop the page cache and those
+that would show one bot another's use of a shared file (locks, notifications).  Where
+a writable cgroup hierarchy has the memory and pids controllers, each bot's process
+tree runs in a cgroup of its own (:mod:`bones.protocol.cgroup`: memory, processes and,
+with the cpu controller, a CPU quota), made by :class:`Launch` before bubblewrap starts
+and emptied when the bot ends; elsewhere the bots get RLIMIT_NPROC instead.  Run by
+root, the bot runs as uid and gid 65534 (``setpriv``); run by another user, as that
+user in a user namespace.
 
 The tools are bubblewrap, the sandbox of Flatpak, and libseccomp, packaged by every
 distribution; bones only chooses their options.  Without them :func:`find_bwrap` and
@@ -25,9 +30,11 @@ was asked for never silently goes missing.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import functools
+import multiprocessing.util
 import os
 import re
 import shutil
@@ -49,6 +56,7 @@ __all__ = [
     "check",
     "find_bwrap",
     "limits",
+    "separate",
     "seccomp_filter",
     "wrap",
 ]
@@ -69,6 +77,9 @@ _ETC = (
     "/etc/localtime",
 )
 _SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: Where :class:`Launch` copies an entry's files for each start: a memory file system
+#: (fresh pages each time), else the temporary folder.
+_COPY_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
 _PYTHON = re.compile(r"python[0-9.]*[a-z]?$")
 _MB = 1 << 20
 
@@ -90,9 +101,11 @@ class SandboxPolicy:
     bound read-only (a bot's data); ``bwrap``: the program (None: ``bwrap`` on PATH);
     ``seccomp``: load :func:`seccomp_filter`; ``cgroup``: put the bot's tree in a cgroup
     of its own (``memory_mb`` for the whole tree, ``processes``) where a writable
-    hierarchy exists (:mod:`bones.protocol.cgroup`)."""
+    hierarchy exists (:mod:`bones.protocol.cgroup`); ``cpus``: the CPU time of the bot's
+    tree, in CPUs, where that hierarchy has the cpu controller (0: no quota)."""
 
     memory_mb: int = 1024
+    cpus: float = 1.0
     file_mb: int = 16
     tmp_mb: int = 64
     processes: int = 256
@@ -149,7 +162,29 @@ DENIED_SYSCALLS = (
     "lookup_dcookie",
     "move_pages",
     "migrate_pages",
+    # what would tell a bot which pages of a file are in the page cache, or drop them:
+    # bits kept between games, or passed to a bot running beside it (docs/contest.md)
+    "mincore",
+    "cachestat",
+    "fadvise64",
+    "fadvise64_64",
+    "arm_fadvise64_64",
+    "readahead",
+    "process_madvise",
+    # what one bot sees of another's use of a file both can read: locks, notifications
+    "flock",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
 )
+#: ``fcntl`` commands denied: record and open-file-description locks (F_GETLK shows the
+#: holder of a lock another process took), leases and directory notifications.
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+#: ``madvise`` advice denied: MADV_COLD and MADV_PAGEOUT (which drop a file's pages)
+DENIED_MADVISE = (20, 21)
+_RWF_NOWAIT = 0x8  # preadv2's flag that reads only what is in the page cache
 SECCOMP_HINT = (
     "install pyseccomp (pip install 'bones[sandbox]') and libseccomp "
     "(apt-get install libseccomp2, dnf install libseccomp, pacman -S libseccomp)"
@@ -158,6 +193,8 @@ _CLONE_NEWUSER = 0x10000000
 _AF_UNIX = 1
 _PLACEHOLDER = "bones-seccomp:"
 _CGROUP = "bones-cgroup:"
+_COPY = "bones-copy:"
+_MARK = "bones-sandbox"  # the $0 of the shell that starts bubblewrap
 
 
 def _libseccomp() -> Any:
@@ -178,8 +215,10 @@ def _libseccomp() -> Any:
 def seccomp_filter() -> bytes:
     """The seccomp program bubblewrap loads (``--seccomp FD``, after setting
     no_new_privs) before the bot starts, built by libseccomp for this machine's
-    architecture: :data:`DENIED_SYSCALLS`, ``clone`` with ``CLONE_NEWUSER`` and
-    ``socket`` of any family but ``AF_UNIX`` are EPERM, ``clone3`` is ENOSYS (its flags
+    architecture: :data:`DENIED_SYSCALLS`, ``clone`` with ``CLONE_NEWUSER``,
+    ``socket`` of any family but ``AF_UNIX``, ``fcntl`` of :data:`DENIED_FCNTL`,
+    ``madvise`` of :data:`DENIED_MADVISE` and ``preadv2``/``pwritev2`` with
+    ``RWF_NOWAIT`` are EPERM, ``clone3`` is ENOSYS (its flags
     are out of a filter's reach; the C library then uses ``clone``), a call of another
     architecture (the x32 ABI on x86_64) kills the process, the rest is allowed.
     :class:`SandboxError` without pyseccomp or libseccomp."""
@@ -195,6 +234,14 @@ def seccomp_filter() -> bytes:
     rules.add_rule(eperm, "clone", sc.Arg(flags, sc.MASKED_EQ, _CLONE_NEWUSER, _CLONE_NEWUSER))
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     rules.add_rule(eperm, "socket", sc.Arg(0, sc.NE, _AF_UNIX))
+    for name in ("fcntl", "fcntl64"):
+        if sc.resolve_syscall(sc.Arch.NATIVE, name) != -1:
+            for command in DENIED_FCNTL:
+                rules.add_rule(eperm, name, sc.Arg(1, sc.EQ, command))
+    for advice in DENIED_MADVISE:
+        rules.add_rule(eperm, "madvise", sc.Arg(2, sc.EQ, advice))
+    for name in ("preadv2", "pwritev2"):
+        rules.add_rule(eperm, name, sc.Arg(5, sc.MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)
@@ -213,7 +260,8 @@ def limits(policy: SandboxPolicy | None = None) -> str:
     policy = policy or SandboxPolicy()
     text = (
         f"sandbox limits: rlimits (address space {policy.memory_mb} MiB per process, "
-        f"files {policy.file_mb} MiB, {policy.open_files} open files, /tmp {policy.tmp_mb} MiB)"
+        f"files {policy.file_mb} MiB, {policy.open_files} open files), /tmp and /dev/shm "
+        f"{policy.tmp_mb} MiB each"
     )
     hierarchy = _hierarchy() if policy.cgroup else None
     if hierarchy is not None:
@@ -221,13 +269,34 @@ def limits(policy: SandboxPolicy | None = None) -> str:
             f"; {hierarchy.describe()}: memory {policy.memory_mb} MiB and "
             f"{policy.processes} processes per bot"
         )
+        if hierarchy.cpu is not None and policy.cpus > 0:
+            text += f", {policy.cpus:g} CPU per bot (cpu quota)"
+        elif policy.cpus > 0:
+            text += ", no CPU quota (no writable cpu controller)"
     else:
-        if os.geteuid() == 0:
-            text += f"; {policy.processes} processes of uid {policy.uid} (RLIMIT_NPROC)"
+        whose = f"of uid {policy.uid}" if os.geteuid() == 0 else "in the bot's user namespace"
+        text += f"; {policy.processes} processes (RLIMIT_NPROC, counted {whose})"
         text += "; no writable cgroup hierarchy with memory and pids: no cgroup limits"
     if policy.seccomp:
         text += "; seccomp filter (libseccomp)"
     return text
+
+
+#: Emptied cgroups of bots that ended, by (memory, pids) limits, for the next ones.
+_SPARE: dict[tuple[int, int, float], list[cgroup.Cgroup]] = {}
+_SPARES = 8
+
+
+def _remove_spares() -> None:
+    for spare in _SPARE.values():
+        while spare:
+            spare.pop().close()
+
+
+# at the exit of a process, and of a pool's worker (which ends with os._exit, after
+# running the finalizers of multiprocessing, not atexit's)
+atexit.register(_remove_spares)
+multiprocessing.util.Finalize(None, _remove_spares, exitpriority=0)
 
 
 class Launch:
@@ -244,6 +313,8 @@ class Launch:
         self.argv = list(argv)
         self.fds: list[int] = []
         self.cgroup: cgroup.Cgroup | None = None
+        self._limits = (0, 0, 0.0)
+        self.copies: str | None = None  # the folder of this start's private copies
         try:
             if self.argv and self.argv[0].startswith(_CGROUP):
                 self._jail(self.argv.pop(0)[len(_CGROUP) :])
@@ -254,9 +325,31 @@ class Launch:
                     os.write(fd, bytes.fromhex(arg[len(_PLACEHOLDER) :]))
                     os.lseek(fd, 0, os.SEEK_SET)
                     self.argv[index] = str(fd)
+                elif arg.startswith(_COPY):
+                    self.argv[index] = self._copy(arg[len(_COPY) :])
         except BaseException:
             self.close()
             raise
+
+    def _copy(self, source: str) -> str:
+        """A private copy of the entry's file or folder ``source`` (a real path, checked
+        by :func:`wrap`) in a fresh folder of a memory file system: new pages that no
+        earlier game touched, removed by :meth:`close`.  Links are copied as links, never
+        followed, so an entry that turned a file into a link since :func:`wrap` gets the
+        link (which points nowhere useful inside), not what it points to."""
+        if os.path.realpath(source) != source:
+            raise SandboxError(f"--sandbox: the bot's file {source} became a link; not bound")
+        if self.copies is None:
+            self.copies = tempfile.mkdtemp(prefix="bones-entry-", dir=_COPY_DIR)
+        target = os.path.join(self.copies, str(len(os.listdir(self.copies))))
+        try:
+            if os.path.isdir(source):
+                shutil.copytree(source, target, symlinks=True)
+            else:
+                shutil.copy2(source, target, follow_symlinks=False)
+        except (OSError, shutil.Error) as exc:
+            raise SandboxError(f"--sandbox: cannot copy the bot's file {source}: {exc}") from None
+        return target
 
     def _jail(self, spec: str) -> None:
         values = dict(item.partition("=")[::2] for item in spec.split(","))
@@ -266,16 +359,16 @@ class Launch:
                 "--sandbox: the bot's command asks for a cgroup, but this machine has no "
                 "writable cgroup hierarchy with memory and pids (not the runner's machine?)"
             )
+        limits = (int(values["memory"]), int(values["pids"]), float(values.get("cpus", 0)))
+        spare = _SPARE.get(limits)
         try:
-            self.cgroup = cgroup.Cgroup(hierarchy, int(values["memory"]), int(values["pids"]))
+            self.cgroup = spare.pop() if spare else cgroup.Cgroup(hierarchy, *limits)
         except OSError as exc:
             raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
+        self._limits = limits
         # the shell's pid is bubblewrap's after exec: every process of the bot is inside
-        script = 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done'
-        script += '; shift; exec "$@"'
-        self.argv = [_tool("sh"), "-c", script, "bones-cgroup", *self.cgroup.procs, "--"] + [
-            *self.argv
-        ]
+        at = self.argv.index(_MARK) + 1
+        self.argv[at:at] = self.cgroup.procs
 
     def started(self) -> None:
         """Close this process's copies of :attr:`fds` (the child has its own)."""
@@ -285,11 +378,21 @@ class Launch:
         self.fds = []
 
     def close(self) -> None:
-        """:meth:`started`, and kill and remove the cgroup.  Idempotent."""
+        """:meth:`started`, kill and remove the cgroup, remove the private copies.
+        Idempotent."""
         self.started()
         if self.cgroup is not None:
-            self.cgroup.close()
+            # emptied, it serves the next bot with the same limits (a cgroup v1 memory
+            # group costs more to make and remove than a bot's start); removed at exit
+            spare = _SPARE.setdefault(self._limits, [])
+            if len(spare) < _SPARES and self.cgroup.empty():
+                spare.append(self.cgroup)
+            else:
+                self.cgroup.close()
             self.cgroup = None
+        if self.copies is not None:
+            shutil.rmtree(self.copies, ignore_errors=True)
+            self.copies = None
 
 
 def find_bwrap(policy: SandboxPolicy | None = None) -> str:
@@ -329,8 +432,12 @@ def _under(path: str, folder: str) -> bool:
 
 def _python_paths(exe: str) -> tuple[list[str], list[str]]:
     """What a Python interpreter ``exe`` needs: its venv (a ``pyvenv.cfg`` beside its
-    ``bin``), its installation (the prefix of the real file), and the folder bones is
-    imported from (on ``PYTHONPATH`` inside); ``(paths to bind, PYTHONPATH entries)``."""
+    ``bin``), its installation (the prefix of the real file), and the bones package:
+    its folder alone (and the folders its files link to: an editable install's
+    compiled modules), never the checkout around it; ``(paths to bind, PYTHONPATH
+    entries)``.  A package folder named ``bones`` is put on ``PYTHONPATH`` through its
+    parent, in which the sandbox shows nothing else; another (a plain editable
+    install's ``src``) is found by the install's own finder in the bound venv."""
     binds = []
     root = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
     if os.path.isfile(os.path.join(root, "pyvenv.cfg")):
@@ -341,19 +448,18 @@ def _python_paths(exe: str) -> tuple[list[str], list[str]]:
     for base in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
         if os.path.realpath(exe).startswith(os.path.realpath(base) + "/"):
             binds.append(base)
-    # the bones package itself (a PYTHONPATH checkout, an editable install's link tree)
     import bones
 
     package = os.path.dirname(os.path.abspath(bones.__file__))
-    home = os.path.dirname(package)
-    binds += [home, os.path.realpath(package)]
+    binds += [package, os.path.realpath(package)]
     # an editable install's link tree: each file a link into the checkout or a build folder
     for folder, _, files in os.walk(package):
         for name in files:
             path = os.path.join(folder, name)
             if os.path.islink(path):
                 binds.append(os.path.dirname(os.path.realpath(path)))
-    return binds, [home]
+    home = [os.path.dirname(package)] if os.path.basename(package) == "bones" else []
+    return binds, home
 
 
 def _interpreter(program: str) -> str | None:
@@ -396,22 +502,72 @@ def _plugin_paths(modules: Sequence[str]) -> tuple[list[str], list[str]]:
     return binds, roots
 
 
-def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], list[str], list[str]]:
-    """``(command with its program made absolute, paths to bind, PYTHONPATH entries,
-    folders of its program and interpreter for PATH)``."""
+#: Host folders no bot may have bound, whatever its command names or links to.
+_REFUSED = ("/proc", "/sys", "/dev", "/run", "/var/log", "/var/run", "/boot")
+
+
+def _system(path: str) -> bool:
+    return any(_under(path, d) for d in _SYSTEM_DIRS if os.path.isdir(d))
+
+
+def _entry(text: str, path: str, home: str) -> str:
+    """The real path of ``path`` (named ``text`` by a bot's command), checked: not a
+    host folder of :data:`_REFUSED`, not a folder that holds the working folder
+    ``home``, and, for a folder, no link inside that leads out of it (but into the
+    system's folders, bound anyway).  :class:`SandboxError` saying which."""
+    real = os.path.realpath(path)
+    for place in _REFUSED:
+        if _under(real, place) or real == "/":
+            raise SandboxError(
+                f"--sandbox: the bot's command names {text!r} ({real}), a host folder no bot "
+                "may see; name the bot's own files"
+            )
+    if not os.path.isdir(real):
+        return real
+    if _under(home, real):
+        raise SandboxError(
+            f"--sandbox: the bot's command names the folder {text!r}, which holds "
+            "the runner's working folder; name the bot's own files or folder"
+        )
+    for folder, dirs, files in os.walk(real):
+        for name in dirs + files:
+            link = os.path.join(folder, name)
+            if os.path.islink(link):
+                target = os.path.realpath(link)
+                if not (_under(target, real) or _system(target)):
+                    raise SandboxError(
+                        f"--sandbox: the bot's folder {real} holds the link {link} to "
+                        f"{target}, outside it; copy what it needs into the folder"
+                    )
+    return real
+
+
+def _resolve(
+    command: Sequence[str], cwd: str
+) -> tuple[list[str], list[str], dict[str, str], list[str], list[str]]:
+    """``(command with its program made absolute, shared paths to bind (the
+    interpreter, its installation, bones), the entry's own paths (bound path -> real
+    path, copied for each start by :class:`Launch`), PYTHONPATH entries, folders of its
+    program and interpreter for PATH)``."""
     command = list(command)
     program = command[0]
     found = shutil.which(program) if "/" not in program else os.path.join(cwd, program)
     if found is None:
         raise SandboxError(f"--sandbox: the bot's program {program!r} is not found on PATH")
     command[0] = os.path.abspath(found)
-    binds: list[str] = [command[0]]
+    home = os.path.realpath(cwd)
+    binds: list[str] = []
+    own: dict[str, str] = {}
     pythonpath: list[str] = []
     programs = [command[0]]
     interp = _interpreter(command[0])
     if interp is not None:
         programs.append(interp)
         binds.append(interp)
+    if _PYTHON.match(os.path.basename(command[0])) or _system(command[0]):
+        binds.append(command[0])  # an interpreter or a system program: not the entry's
+    else:
+        own[command[0]] = _entry(program, command[0], home)
     folders = [os.path.dirname(exe) for exe in programs if not exe.startswith("/usr/")]
     for exe in programs:
         if _PYTHON.match(os.path.basename(exe)):
@@ -421,24 +577,16 @@ def _resolve(command: Sequence[str], cwd: str) -> tuple[list[str], list[str], li
             if "bones.protocol.server" in command:  # --isolate: its --plugin modules
                 modules = [b for a, b in zip(command, command[1:], strict=False) if a == "--plugin"]
                 more, entries = _plugin_paths(modules)
-                binds += more
+                own.update((os.path.abspath(p), _entry(p, p, home)) for p in more)
                 pythonpath += entries
-    home = os.path.realpath(cwd)
     for arg in command[1:]:
         for text in (arg, arg.partition("=")[2]):
             if not text or text.startswith("-"):
                 continue
             path = os.path.abspath(os.path.join(cwd, text))
-            if not os.path.exists(path):
-                continue
-            real = os.path.realpath(path)
-            if os.path.isdir(real) and (real == "/" or _under(home, real)):
-                raise SandboxError(
-                    f"--sandbox: the bot's command names the folder {text!r}, which holds "
-                    "the runner's working folder; name the bot's own files or folder"
-                )
-            binds.append(path)
-    return command, binds, pythonpath, folders
+            if os.path.lexists(path):
+                own[path] = _entry(text, path, home)
+    return command, binds, own, pythonpath, folders
 
 
 def _readable_by_others(path: str, uid: int) -> None:
@@ -474,28 +622,25 @@ def wrap(
 ) -> list[str]:
     """The command that runs ``command`` in the sandbox of ``policy``, started from
     ``cwd`` (default: the current folder; relative paths in the command are read
-    there).  Every argument of ``command`` that names an existing file or folder is
-    bound read-only at its own path, as are ``read_only`` and ``policy.read_only``; a
-    folder that holds ``cwd`` is refused (it would hold the journal).  Nothing is
-    bound writable.  :class:`SandboxError` if ``bwrap`` is missing."""
+    there).  Every argument of ``command`` that names an existing file or folder, and
+    its program unless a system program or a Python interpreter, is the entry's own:
+    resolved and checked (:func:`_entry`) now, and at each start copied afresh by
+    :class:`Launch` and bound read-only at the path the command names.  The
+    interpreter, its installation, the bones package, ``read_only`` and
+    ``policy.read_only`` are bound read-only, shared.  Nothing is bound writable.
+    :class:`SandboxError` if ``bwrap`` is missing or a path is refused."""
     policy = policy or SandboxPolicy()
     bwrap = find_bwrap(policy)
     cwd = os.path.abspath(cwd or os.getcwd())
-    command, binds, pythonpath, folders = _resolve(command, cwd)
+    command, binds, own, pythonpath, folders = _resolve(command, cwd)
     binds += [os.path.abspath(p) for p in (*policy.read_only, *read_only)]
     root = os.geteuid() == 0
-    argv = [
-        bwrap,
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--hostname",
-        "bones-sandbox",
-        "--new-session",
-        "--die-with-parent",
-    ]
+    # a clean environment for bubblewrap itself; the bot is PID 1 of its namespace (no
+    # bubblewrap inside whose memory or environment it could read), and all of the
+    # namespace dies with it
+    argv = [bwrap, "--unshare-pid", "--as-pid-1"]
+    argv += ["--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    argv += ["--hostname", "bones-sandbox", "--new-session", "--die-with-parent"]
     if not root:  # an unprivileged user: bwrap needs a user namespace; no nested ones
         argv.append("--unshare-user")
         if _supports(bwrap, "--disable-userns"):
@@ -508,15 +653,18 @@ def wrap(
         elif os.path.isdir(folder):
             argv += ["--ro-bind", folder, folder]
             covered.append(folder)
+    argv += ["--perms", "0755", "--dir", "/etc"]  # bubblewrap would make it 0700
     for path in _ETC:
         if os.path.exists(path):
             argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev"]
-    argv += ["--perms", "1777"]
-    if _supports(bwrap, "--size"):  # bubblewrap 0.5.0 and later
-        argv += ["--size", str(policy.tmp_mb * _MB)]
-    argv += ["--tmpfs", "/tmp"]
-    # the bot's files, once each (a path inside another bound one is there already)
+    sized = _supports(bwrap, "--size")  # bubblewrap 0.5.0 and later
+    for folder in ("/tmp", "/dev/shm"):
+        argv += ["--perms", "1777"]
+        if sized:
+            argv += ["--size", str(policy.tmp_mb * _MB)]
+        argv += ["--tmpfs", folder]
+    # the shared paths, once each (a path inside another bound one is there already)
     wanted = sorted({os.path.abspath(p) for p in binds if os.path.exists(p)})
     kept: list[str] = []
     home = os.path.realpath(cwd)
@@ -531,17 +679,22 @@ def wrap(
         if root:
             _readable_by_others(path, policy.uid)
         kept.append(path)
+    if root:
+        for real in own.values():
+            _readable_by_others(real, policy.uid)
     made: set[str] = set()
-    for path in [*kept, cwd]:
+    for path in [*kept, *own, cwd]:
         for parent in _parents(path) + ([path] if path == cwd else []):
             if parent in made or any(_under(parent, c) for c in covered + kept):
                 continue
-            if parent == "/tmp" or parent in ("/proc", "/dev"):
+            if parent in ("/tmp", "/proc", "/dev", "/etc"):
                 continue
             argv += ["--perms", "0755", "--dir", parent]
             made.add(parent)
     for path in kept:
         argv += ["--ro-bind", path, path]
+    for path, real in sorted(own.items()):  # after the shared ones: the entry's own win
+        argv += ["--ro-bind", _COPY + real, path]
     argv += ["--remount-ro", "/", "--chdir", cwd, "--clearenv"]
     env = {
         "PATH": ":".join([*dict.fromkeys(folders), _SANDBOX_PATH]),
@@ -567,20 +720,55 @@ def wrap(
             "--bounding-set=-all",
             "--no-new-privs",
         ]
-    argv += [
-        "--",
-        _tool("prlimit"),
-        f"--as={policy.memory_mb * _MB}",
-        f"--fsize={policy.file_mb * _MB}",
-        f"--nofile={policy.open_files}",
-        "--core=0",
-    ]
+    # the rlimits: set by the shell that becomes bubblewrap (no program of their own to
+    # start), but RLIMIT_NPROC of an ordinary user's bot, which must count inside the
+    # bot's user namespace (outside, it would count all that user's processes)
     jailed = policy.cgroup and _hierarchy() is not None
-    if root and not jailed:  # a cgroup's pids.max counts the bot's own tree alone
-        argv.append(f"--nproc={policy.processes}")
+    ulimits = [
+        f"-v {policy.memory_mb * 1024}",  # KiB
+        f"-f {policy.file_mb * 2048}",  # blocks of 512 bytes
+        f"-n {policy.open_files}",
+        "-c 0",
+    ]
+    if not jailed and root:  # a cgroup's pids.max counts the bot's own tree alone
+        ulimits.append(f"-p {policy.processes}")
+    if not jailed and not root:
+        argv += ["--", _tool("prlimit"), f"--nproc={policy.processes}"]
+    script = "".join(f"ulimit {u} || exit 125; " for u in ulimits)
+    # then the bot's cgroup.procs files (Launch puts them after the mark), each joined
+    script += 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done'
+    script += '; shift; exec "$@"'
+    argv = [_tool("sh"), "-c", script, _MARK, "--", *argv]
     if jailed:  # Launch makes the cgroup and starts bubblewrap in it
-        argv.insert(0, f"{_CGROUP}memory={policy.memory_mb * _MB},pids={policy.processes}")
+        spec = f"memory={policy.memory_mb * _MB},pids={policy.processes},cpus={policy.cpus:g}"
+        argv.insert(0, _CGROUP + spec)
     return [*argv, "--", *command]
+
+
+def separate(commands: Sequence[Sequence[str] | None], private: Sequence[str] = ()) -> None:
+    """:class:`SandboxError` if the files of one entry (what the :func:`wrap` commands
+    ``commands`` copy into their sandboxes) hold another entry's, or hold or are one of
+    the ``private`` paths (the journal, the bots' logs)."""
+    owned = [
+        (index, arg[len(_COPY) :])
+        for index, command in enumerate(commands)
+        for arg in command or ()
+        if arg.startswith(_COPY)
+    ]
+    for index, path in owned:
+        for other, theirs in owned:
+            if other != index and path != theirs and _under(theirs, path):
+                raise SandboxError(
+                    f"--sandbox: bot {index + 1} would see {theirs}, a file of bot "
+                    f"{other + 1}, through {path}; give each entry a folder of its own"
+                )
+        for secret in private:
+            real = os.path.realpath(secret)
+            if _under(real, path) or _under(path, real):
+                raise SandboxError(
+                    f"--sandbox: bot {index + 1} would see {real} (the journal or the bots' "
+                    f"logs) through {path}; keep them out of the entries' folders"
+                )
 
 
 def check(policy: SandboxPolicy | None = None, timeout: float = 10.0) -> None:

@@ -27,6 +27,18 @@ Modes (the attempt is made once, at the first ``game_start`` of the process):
   0 to the pid ARG (the runner's, as if it had learnt it);
 * ``syscalls``: call ``ptrace``, ``unshare(CLONE_NEWUSER)``, ``keyctl``, ``bpf`` and
   ``socket(AF_INET)`` through the C library, and ``socket(AF_UNIX)``;
+* ``probes``: try each system call the seccomp filter denies (docs/contest.md), with
+  arguments that would succeed without it, and report each result (run on its own too:
+  ``python hostile.py probes`` prints the findings and exits);
+* ``pagecache``: the page-cache memory of issue 32: read 64 bits from the residency of
+  the pages of the file ARG (``preadv2(RWF_NOWAIT)``: 1 where a page is cached), then
+  write the game's seed there (``posix_fadvise(DONTNEED)``, then read the pages of the
+  1 bits) for the next game's process to read;
+* ``locks``: two copies of this bot in one game pass a word through POSIX record locks
+  on the file ARG (each locks a byte at its seat, and looks with ``F_GETLK`` for the
+  other's lock at each of its moves); also ``flock`` and an open-file-description lock;
+* ``spin``: (alone) ARG processes spin for one second of wall time; report the CPU
+  seconds they got together;
 * ``carry``: report whether anything of an earlier game is left in /tmp or in this
   process, then leave a note in /tmp for the next game;
 * ``name``: say a hello name with a newline and an escape sequence in it (a fake row
@@ -283,6 +295,192 @@ def attack_syscalls():
     finding(attempt="seccomp", mode=mode[0] if mode else "?")
 
 
+def _call(libc, number, *args):
+    """A raw system call: (result, errno name or None)."""
+    import ctypes
+
+    result = libc.syscall(ctypes.c_long(number), *[ctypes.c_long(a) for a in args])
+    code = ctypes.get_errno()
+    return result, (None if result >= 0 else errno.errorcode.get(code, str(code)))
+
+
+def probe_calls():
+    """Each denied call, made so that it would succeed (or fail otherwise than EPERM)
+    without the filter: (name, errno name or None where it worked), as they are made."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffers = [ctypes.create_string_buffer(256) for _ in range(4)]
+    a, b, c, d = (ctypes.addressof(x) for x in buffers)
+    # clone(CLONE_NEWUSER | SIGCHLD), not CLONE_VM: a child that exits at once
+    result, err = _call(libc, 56, 0x10000000 | 17, 0, 0, 0, 0)
+    if result == 0:
+        os._exit(0)
+    if result > 0:
+        os.waitpid(result, 0)
+    yield "clone_newuser", err
+    yield "unshare_newuser", _call(libc, 272, 0x10000000)[1]
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    yield "ptrace_attach", _call(libc, 101, 16, pid)[1]  # PTRACE_ATTACH to its own child
+    iovecs = (ctypes.c_void_p * 4)(a, 8, b, 8)
+    here = ctypes.addressof(iovecs)
+    yield "process_vm_readv", _call(libc, 310, pid, here, 1, here + 16, 1, 0)[1]
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    for name, family, kind in (
+        ("inet", 2, 1),
+        ("inet6", 10, 1),
+        ("netlink", 16, 3),
+        ("unix", 1, 1),
+    ):
+        result, err = _call(libc, 41, family, kind, 0)
+        if result >= 0:
+            os.close(result)
+        yield "socket_" + name, err
+    path = f"/tmp/probe-{os.getpid()}"
+    with open(path, "wb") as f:
+        f.write(b"x" * 8192)
+    fd = os.open(path, os.O_RDWR)
+    view = mmap.mmap(-1, 8192)  # an anonymous mapping for madvise
+    where = ctypes.addressof(ctypes.c_char.from_buffer(view))
+    mapped = libc.mmap
+    mapped.restype = ctypes.c_void_p
+    mapped.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    ]
+    file_map = mapped(None, 8192, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+    yield "mincore", _call(libc, 27, file_map, 8192, c)[1]
+    yield "madvise_pageout", _call(libc, 28, file_map, 8192, 21)[1]
+    yield "madvise_cold", _call(libc, 28, where, 8192, 20)[1]
+    yield "cachestat", _call(libc, 451, fd, a, b, 0)[1]
+    yield "fadvise64", _call(libc, 221, fd, 0, 0, 4)[1]  # POSIX_FADV_DONTNEED
+    yield "readahead", _call(libc, 187, fd, 0, 4096)[1]
+    iov = (ctypes.c_void_p * 2)(c, 16)
+    yield "preadv2_nowait", _call(libc, 327, fd, ctypes.addressof(iov), 1, 0, 0, 8)[1]
+    yield "pwritev2_nowait", _call(libc, 328, fd, ctypes.addressof(iov), 1, 0, 0, 8)[1]
+    yield "flock", _call(libc, 73, fd, 1 | 4)[1]  # LOCK_SH | LOCK_NB
+    for name, command in (
+        ("getlk", 5),
+        ("setlk", 6),
+        ("setlkw", 7),
+        ("ofd_getlk", 36),
+        ("ofd_setlk", 37),
+        ("ofd_setlkw", 38),
+    ):
+        ctypes.memmove(d, struct.pack("hhqqi4x", 0, 0, 0, 1, 0), 32)
+        yield "fcntl_" + name, _call(libc, 72, fd, command, d)[1]
+    yield "fcntl_getlease", _call(libc, 72, fd, 1025, 0)[1]
+    folder = os.open("/tmp", os.O_RDONLY)
+    yield "fcntl_notify", _call(libc, 72, folder, 1026, 1)[1]  # DN_ACCESS
+    os.close(folder)
+    result, err = _call(libc, 294, 0)  # inotify_init1
+    yield "inotify_init1", err
+    if result >= 0:
+        os.close(result)
+    result, err = _call(libc, 253)  # inotify_init
+    yield "inotify_init", err
+    if result >= 0:
+        ctypes.memmove(a, b"/tmp\0", 5)
+        yield "inotify_add_watch", _call(libc, 254, result, a, 1)[1]
+        os.close(result)
+    result, err = _call(libc, 300, 0, 0)  # fanotify_init
+    yield "fanotify_init", err
+    if result >= 0:
+        os.close(result)
+    libc.munmap(ctypes.c_void_p(file_map), ctypes.c_size_t(8192))
+    os.close(fd)
+    os.remove(path)
+
+
+def attack_probes():
+    for name, err in probe_calls():
+        finding(attempt="probe", name=name, error=err)
+    with open("/proc/self/status") as f:
+        mode = [line.split()[1] for line in f if line.startswith("Seccomp:")]
+    finding(attempt="seccomp", mode=mode[0] if mode else "?")
+
+
+def attack_pagecache(seed):
+    """Read what an earlier game left in the page cache of ARG, then leave this game's
+    seed there."""
+    bits, errors = 0, set()
+    fd = os.open(ARG, os.O_RDONLY)
+    try:
+        page = bytearray(1)
+        for i in range(64):
+            try:
+                os.preadv(fd, [page], i * 4096, os.RWF_NOWAIT)
+                bits |= 1 << i
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                errors.add(error(exc))
+        for advice in (os.POSIX_FADV_DONTNEED, os.POSIX_FADV_RANDOM):  # no read-ahead
+            try:
+                os.posix_fadvise(fd, 0, 0, advice)
+            except OSError as exc:
+                errors.add(error(exc))
+        word = seed & ((1 << 64) - 1)
+        for i in range(64):
+            if word >> i & 1:
+                os.pread(fd, 1, i * 4096)
+    finally:
+        os.close(fd)
+    finding(attempt="pagecache", read=bits, wrote=word, errors=sorted(errors))
+
+
+LOCKS = {}
+
+
+def attack_locks(seat, look):
+    """Lock the byte of ``seat`` of ARG (once) and, when ``look``, report whose locks on
+    the other bytes ``F_GETLK`` shows."""
+    import fcntl
+
+    if "fd" not in LOCKS:
+        LOCKS["fd"] = fd = os.open(ARG, os.O_RDONLY)
+        for name, call in (
+            (
+                "setlk",
+                lambda: fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi4x", 0, 0, seat, 1, 0)),
+            ),
+            ("flock", lambda: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+            (
+                "ofd_setlk",
+                lambda: fcntl.fcntl(fd, 37, struct.pack("hhqqi4x", 0, 0, 100 + seat, 1, 0)),
+            ),
+        ):
+            try:
+                call()
+                finding(attempt="lock", name=name, seat=seat, ok=True)
+            except OSError as exc:
+                finding(attempt="lock", name=name, seat=seat, ok=False, error=error(exc))
+    if not look:
+        return
+    seen = []
+    for byte in range(4):
+        if byte == seat:
+            continue
+        try:  # a write lock's test: the kernel answers with the holder of a read lock
+            got = fcntl.fcntl(LOCKS["fd"], fcntl.F_GETLK, struct.pack("hhqqi4x", 1, 0, byte, 1, 0))
+            kind, _, _, _, pid = struct.unpack("hhqqi4x", got)
+            if kind != fcntl.F_UNLCK:
+                seen.append(byte)
+        except OSError as exc:
+            finding(attempt="getlk", seat=seat, ok=False, error=error(exc))
+            return
+    finding(attempt="getlk", seat=seat, ok=True, seen=seen)
+
+
 def attack_carry(seed):
     notes = sorted(name for name in os.listdir("/tmp") if name.startswith("note-"))
     finding(attempt="carry", notes=notes, remembered=len(GAMES))
@@ -301,7 +499,27 @@ ATTACKS = {
     "hog": attack_hog,
     "signals": attack_signals,
     "syscalls": attack_syscalls,
+    "probes": attack_probes,
 }
+
+if MODE == "probes" and ARG == "alone":
+    attack_probes()
+    sys.exit(0)
+if MODE == "spin":  # alone: ARG processes spin for a second; their CPU seconds
+    start = time.monotonic()
+    for _ in range(int(ARG)):
+        if os.fork() == 0:
+            while time.monotonic() - start < 1.0:
+                pass
+            os._exit(0)
+    for _ in range(int(ARG)):
+        os.wait()
+    times = os.times()
+    finding(attempt="spin", cpu=times.children_user + times.children_system)
+    sys.exit(0)
+if MODE == "pagecache" and len(sys.argv) > 3:  # alone, with the seed to leave
+    attack_pagecache(int(sys.argv[3]))
+    sys.exit(0)
 
 rng = random.Random(7)
 attacked = False
@@ -319,8 +537,16 @@ while True:
         if MODE == "carry":
             attack_carry(msg["seed"])
             GAMES.append(msg["seed"])
+        elif MODE == "pagecache" and not attacked:
+            attacked = True
+            attack_pagecache(msg["seed"])
+        elif MODE == "locks":
+            LOCKS["seat"] = msg["seat"]
+            attack_locks(msg["seat"], False)
         elif not attacked and MODE in ATTACKS:
             attacked = True
             ATTACKS[MODE]()
     elif kind == "move_request":
+        if MODE == "locks":
+            attack_locks(LOCKS["seat"], True)
         send({"type": "move", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))})
