@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bones
 from bones import IllegalMove, OptionError
@@ -125,6 +127,32 @@ def test_vector_illegal_actions_change_nothing(variant):
         env.step(good[:2])
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), st.integers(-(2**63), 2**63 - 1)), min_size=1, max_size=30)
+)
+def test_fuzz_vector_actions(moves):
+    """Any action arrays: legal ones step, anything else raises IllegalMove and leaves
+    every round as it was."""
+    env = VectorEnv("chicken-foot", 3, 2, seed=4)
+    step = env.reset()
+    for legal, value in moves:
+        actions = env.random_actions()
+        if not legal:
+            actions[value % 2] = value
+        before = [env.round(i) for i in range(2)]
+        ok = all(
+            step.action_masks[i][a] if 0 <= a < env.action_space.size else False
+            for i, a in enumerate(actions)
+        )
+        if ok:
+            step = env.step(actions)
+        else:
+            with pytest.raises(IllegalMove):
+                env.step(actions)
+            assert [env.round(i) for i in range(2)] == before
+
+
 def test_train_vector_core_misuse():
     with pytest.raises(TypeError):
         TrainVectorCore()
@@ -203,6 +231,16 @@ def test_tensor_planes_mean_what_the_docs_say(variant, players):
                 if name in want:
                     plane = got[at : at + int(np.prod(shape))].reshape(shape)
                     assert np.array_equal(plane, want[name]), (name, seed, seat)
+
+
+def test_tensor_sizes_as_documented():
+    sizes = {(v, n): TrainTensorSpec(v, n).size for v, n in SEATS if n != 2}
+    assert sizes == {
+        ("mexican-train", 4): 292,
+        ("mexican-train", 8): 372,
+        ("chicken-foot", 4): 258,
+        ("chicken-foot", 8): 274,
+    }
 
 
 def test_tensor_scores_are_the_round_scores():
