@@ -256,23 +256,13 @@ def test_tensor_scores_are_the_round_scores():
 def _rebuild(r: TrainRound, hands, stock) -> TrainRound | None:
     """The round's moves replayed on another deal; None where the replay diverges."""
     try:
-        return TrainRound.from_deal(
-            r.layout_name,
-            r.set_max,
-            hands=hands,
-            stock=stock,
-            engine=r.engine,
-            leader=r.leader,
-            moves=r.moves,
-            zero_double=r.zero_double,
-            **(
-                {"first_turn_own_train": r.first_turn_own_train}
-                if r.layout_name == "trains"
-                else {"engine_toes": r.engine_toes}
-            ),
+        other = bones.Round.from_deal(
+            r.variant, hands=hands, stock=stock, leader=r.leader, moves=r.moves, **r.options
         )
     except IllegalMove:
         return None
+    assert isinstance(other, TrainRound)
+    return other
 
 
 @pytest.mark.parametrize(("variant", "players"), SEATS)

@@ -11,6 +11,7 @@ whose turn.  Other hands, the stock's order and another seat's forced tile never
 from libc.stdint cimport int32_t, uint8_t
 from libc.string cimport memset
 
+from bones.core.tensor cimport tensor_buffer
 from bones.core.trains cimport TrainRound
 from bones.core.trainstate cimport (
     LAYOUT_TRAINS, TR_CF_BIT, TR_MEXICAN, TR_PLAYING, TrainState, move_target, move_tile,
@@ -262,17 +263,8 @@ cdef class TrainTensorSpec:
             raise ValueError(f"seat must be an int from 0 to {self.c.players - 1}, "
                              f"not {seat!r:.40}")
         s = seat
-        if out is None:
-            from array import array
-
-            out = array("f", bytes(4 * self.c.size))
-        try:
-            view = out
-        except (BufferError, ValueError, TypeError) as exc:
-            raise TypeError(f"the tensor needs a writable C-contiguous float32 buffer: "
-                            f"{exc}") from None
-        if view.shape[0] != self.c.size:
-            raise ValueError(f"the tensor needs {self.c.size} floats, got {view.shape[0]}")
+        out = tensor_buffer(out, self.c.size)
+        view = out
         for x in range(self.c.players):
             scores[x] = round.scores[x]
         write_train_tensor(&self.c, round.st, scores, s, &view[0])

@@ -15,7 +15,7 @@ from bones.core.trains cimport _move_of
 from bones.core.trainstate cimport (
     TR_MAX_PLIES, TR_PLAYING, TrainState, ts_deal_random, ts_play,
 )
-from bones.core.wideset cimport int_of_mask, wide_tile
+from bones.core.wideset cimport int_of_mask, wide_tile, wide_tiles_of
 
 from bones.errors import IllegalMove
 
@@ -148,8 +148,6 @@ cdef class TrainVectorCore:
         if self.states is NULL or not 0 <= i < self.n:
             raise IndexError(f"no round {i}: rounds are 0..{self.n - 1}")
         s = &self.states[i]
-        from bones.core.wideset import wide_tiles_of
-
         return ([list(wide_tiles_of(int_of_mask(s.hand0[k]))) for k in range(s.players)],
                 [wide_tile(s.stock[k]) for k in range(s.stock_len)], s.leader,
                 [_move_of(s.plies[k].move) for k in range(s.n_plies)])
