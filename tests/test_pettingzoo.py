@@ -109,3 +109,9 @@ def test_train_observations_hide_the_other_hands():
         got = e.observe(agent)["observation"][hand[1] : hand[1] + hand[2][0]]
         want = [raw.space.tiles.index(t) for t in raw.round.hand(seat)]
         assert list(np.flatnonzero(got)) == sorted(want)
+
+
+def test_train_round_renders_as_text():
+    e = env(variant="chicken-foot", players=3, render_mode="ansi")
+    e.reset(seed=4)
+    assert e.render() == str(e.unwrapped.round) and "9-9" in e.render()
