@@ -115,3 +115,25 @@ def test_train_round_renders_as_text():
     e = env(variant="chicken-foot", players=3, render_mode="ansi")
     e.reset(seed=4)
     assert e.render() == str(e.unwrapped.round) and "9-9" in e.render()
+
+
+@pytest.mark.parametrize(("variant", "players"), TRAIN_SEATS)
+def test_train_masks_are_the_legal_moves_at_every_step(variant, players):
+    """Every agent's mask, at every step of a random episode: the legal actions for the
+    agent to move (TrainActionSpace.legal_actions), all zeros for the others."""
+    e = env(variant=variant, players=players)
+    e.reset(seed=players)
+    raw = e.unwrapped
+    rng = np.random.default_rng(players)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        for other in raw.possible_agents:
+            mask = np.flatnonzero(e.observe(other)["action_mask"]).tolist()
+            assert mask == (raw.space.legal_actions(raw.round) if other == agent else [])
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    assert steps > 0 and raw.round.is_over
