@@ -37,6 +37,8 @@ CORE_MODULES = [
     "trainpolicy",  # the train games' playout policies and expert
     "trainsearch",  # montecarlo and pimc for the train games
     "trainismcts",  # ismcts for the train games
+    "traintensor",  # learning agents on the train games: tensor, mask, returns
+    "trainvector",  # VectorEnv's core for the train games
 ]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core.trains import TrainMove, TrainRound
+from .core.traintensor import action_mask as train_action_mask
 from .core.wideset import SET_TILES, SetTile
 from .errors import OptionError
 from .registry import variant as lookup
@@ -92,14 +93,10 @@ class TrainActionSpace:
 
     def action_mask(self, round: TrainRound, out: Any) -> None:
         """Write ``round``'s legal actions into ``out``, a writable buffer of ``size`` bytes
-        (a numpy bool/int8/uint8 array, a ``bytearray``): 1 where legal, else 0."""
-        view = memoryview(out).cast("B")
-        if view.readonly or len(view) != self.size:
-            raise ValueError(f"the mask must be a writable buffer of {self.size} bytes")
-        legal = self.legal_actions(round)
-        view[:] = bytes(self.size)
-        for i in legal:
-            view[i] = 1
+        (a numpy bool/int8/uint8 array, a ``bytearray``): 1 where legal, else 0 (written by
+        the core, as VectorEnv writes its masks)."""
+        self._check(round)
+        train_action_mask(round, out)
 
     def _check(self, round: TrainRound) -> None:
         if not isinstance(round, TrainRound):

@@ -1,8 +1,9 @@
-"""Which rule families the environments take (issue 24, docs/envs.md "Which games"): every
-env refuses every train variant -- the built-in ones, a plugin's on a train base, a
-Variant object -- with an OptionError naming the variant and the env and pointing to what
-works; and each plays a double-six variant of the straight family (fives-and-threes) to
-the end of a random episode."""
+"""Which rule families the environments take (issues 24 and 30, docs/envs.md "Which
+games"): ActionSpace, TensorSpec and OpenSpiel refuse every train variant -- the built-in
+ones, a plugin's on a train base, a Variant object -- with an OptionError naming the
+variant and the env and pointing to what works; VectorEnv and PettingZoo play them,
+a plugin's too; and each env plays a double-six variant of the straight family
+(fives-and-threes) to the end of a random episode."""
 
 from __future__ import annotations
 
@@ -31,34 +32,22 @@ def _refusal(variant: str, env: str) -> str:
         rf"{env} does not support the train games \(Mexican Train, Chicken Foot\) yet: "
         r"it takes the double-six variants \(block, .*fives-and-threes, \.\.\.\); "
         r"a train game is played with bones.Round.deal or bones.Game \(docs/trains.md\)"
-        + (
-            r"; its action space is bones.train_actions.TrainActionSpace$"
-            if env == "ActionSpace"
-            else "$"
-        )
+        + {
+            "ActionSpace": r"; its action space is bones.train_actions.TrainActionSpace$",
+            "bones.envs.openspiel": r"; VectorEnv and bones.envs.pettingzoo play them "
+            r"\(this adapter's chance deal, resampling and state strings are the "
+            r"double-six Round's\)$",
+        }.get(env, "$")
     )
 
 
 def _makers(variant):
     """(env name in the message, a call that builds the env on ``variant``) for each env
-    whose package is installed."""
+    that refuses the train games and whose package is installed."""
     out = [
         ("ActionSpace", lambda players: ActionSpace(variant, players)),
         ("TensorSpec", lambda players: TensorSpec(variant, players)),
     ]
-    try:
-        from bones.envs import VectorEnv
-
-        out.append(("VectorEnv", lambda players: VectorEnv(variant, players, n=2)))
-    except ImportError:
-        pass
-    try:
-        from bones.envs.pettingzoo import env, raw_env
-
-        for pz in (raw_env, env):
-            out.append(("bones.envs.pettingzoo", lambda n, pz=pz: pz(variant=variant, players=n)))
-    except ImportError:
-        pass
     try:
         import bones.envs.openspiel as bos
 
@@ -110,6 +99,44 @@ def test_a_train_variant_object_is_refused_as_a_train_game():
             continue  # these take a name only, and say so
         with pytest.raises(OtherCore, match=_refusal("mexican-train", name)):
             make(4)
+
+
+def _train_episodes(variant, players: int) -> None:
+    """A random episode to its end in VectorEnv and PettingZoo (where installed)."""
+    np = pytest.importorskip("numpy")
+    from bones.envs import VectorEnv
+
+    ve = VectorEnv(variant, players, n=2, seed=1)
+    ve.reset()
+    for _ in range(300):
+        if ve.step(ve.random_actions()).dones[0]:
+            break
+    else:
+        raise AssertionError("round 0 did not end in 300 steps")
+    try:
+        from bones.envs.pettingzoo import env
+    except ImportError:
+        return
+    e = env(variant=variant, players=players)
+    e.reset(seed=2)
+    rng = np.random.default_rng(2)
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter(max_iter=5000):
+        obs, reward, terminated, truncated, _ = e.last()
+        totals[agent] += reward
+        e.step(
+            None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        )
+    assert not e.agents and abs(sum(totals.values())) < 1e-3
+
+
+@pytest.mark.parametrize(("variant", "players"), BUILTIN + PLUGIN)
+def test_vector_env_and_pettingzoo_play_train_variants(plugin_trains, variant, players):
+    _train_episodes(variant, players)
+
+
+def test_vector_env_and_pettingzoo_take_a_train_variant_object():
+    _train_episodes(bones.variant("chicken-foot"), 3)
 
 
 def test_openspiel_registers_no_train_game(plugin_trains):

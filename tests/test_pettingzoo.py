@@ -58,3 +58,82 @@ def test_illegal_actions_raise():
         with pytest.raises(IllegalMove):
             e.step(bad)
     assert e.unwrapped.round.to_msgpack() == before
+
+
+TRAIN_SEATS = [(v, n) for v in ("mexican-train", "chicken-foot") for n in (2, 4, 8)]
+
+
+@pytest.mark.parametrize(("variant", "players"), TRAIN_SEATS)
+def test_api_train_games(variant, players):
+    api_test(env(variant=variant, players=players), num_cycles=200)
+
+
+def test_seeded_train_runs_repeat():
+    seed_test(lambda: env(variant="mexican-train", players=4), num_cycles=200)
+
+
+@pytest.mark.parametrize("variant", ["mexican-train", "chicken-foot"])
+def test_train_rewards_sum_to_the_round_returns(variant):
+    from bones.core.traintensor import returns
+
+    e = env(variant=variant, players=4)
+    trace, totals = episode(e, 5)
+    assert trace and np.allclose(list(totals.values()), returns(e.unwrapped.round), atol=1e-3)
+    assert abs(sum(totals.values())) < 1e-3
+
+
+@pytest.mark.parametrize("variant", ["mexican-train", "chicken-foot"])
+def test_train_illegal_actions_raise_and_change_nothing(variant):
+    e = env(variant=variant, players=4)
+    e.reset(seed=1)
+    obs = e.observe(e.agent_selection)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = e.unwrapped.round.to_msgpack()
+    size = len(obs["action_mask"])
+    for bad in (illegal, -1, size, 10**9, True, 1.5, "0", None):
+        with pytest.raises(IllegalMove):
+            e.unwrapped.step(bad)
+    assert e.unwrapped.round.to_msgpack() == before
+    agent = e.agent_selection
+    assert np.array_equal(e.observe(agent)["observation"], obs["observation"])
+
+
+def test_train_observations_hide_the_other_hands():
+    """A seat's observation is its own tensor: another seat's hand never shows in it."""
+    e = env(variant="mexican-train", players=4)
+    e.reset(seed=3)
+    raw = e.unwrapped
+    for agent in raw.possible_agents:
+        seat = raw.possible_agents.index(agent)
+        hand = raw.spec_.planes[0]
+        got = e.observe(agent)["observation"][hand[1] : hand[1] + hand[2][0]]
+        want = [raw.space.tiles.index(t) for t in raw.round.hand(seat)]
+        assert list(np.flatnonzero(got)) == sorted(want)
+
+
+def test_train_round_renders_as_text():
+    e = env(variant="chicken-foot", players=3, render_mode="ansi")
+    e.reset(seed=4)
+    assert e.render() == str(e.unwrapped.round) and "9-9" in e.render()
+
+
+@pytest.mark.parametrize(("variant", "players"), TRAIN_SEATS)
+def test_train_masks_are_the_legal_moves_at_every_step(variant, players):
+    """Every agent's mask, at every step of a random episode: the legal actions for the
+    agent to move (TrainActionSpace.legal_actions), all zeros for the others."""
+    e = env(variant=variant, players=players)
+    e.reset(seed=players)
+    raw = e.unwrapped
+    rng = np.random.default_rng(players)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        for other in raw.possible_agents:
+            mask = np.flatnonzero(e.observe(other)["action_mask"]).tolist()
+            assert mask == (raw.space.legal_actions(raw.round) if other == agent else [])
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    assert steps > 0 and raw.round.is_over

@@ -24,22 +24,17 @@ def test_the_action_space_and_the_tensor_say_not_yet(variant, players):
 
 
 @pytest.mark.parametrize(("variant", "players"), TRAIN_VARIANTS)
-def test_vector_env_says_not_yet(variant, players):
+def test_vector_env_and_pettingzoo_take_them(variant, players):
+    """Since issue 30 they play the train games with TrainActionSpace (tests/test_train_envs.py)."""
     pytest.importorskip("numpy")
     from bones.envs import VectorEnv
+    from bones.train_actions import TrainActionSpace
 
-    with pytest.raises(OptionError, match=rf"^{variant}: .*VectorEnv {NOT_YET}"):
-        VectorEnv(variant, players, n=2)
-
-
-@pytest.mark.parametrize(("variant", "players"), TRAIN_VARIANTS)
-def test_pettingzoo_says_not_yet(variant, players):
+    assert VectorEnv(variant, players, n=2).action_space == TrainActionSpace(variant, players)
     pytest.importorskip("pettingzoo")
-    from bones.envs.pettingzoo import env, raw_env
+    from bones.envs.pettingzoo import raw_env
 
-    for make in (raw_env, env):
-        with pytest.raises(OptionError, match=rf"^{variant}: .*bones.envs.pettingzoo {NOT_YET}"):
-            make(variant=variant, players=players)
+    assert raw_env(variant=variant, players=players).space == TrainActionSpace(variant, players)
 
 
 @pytest.mark.parametrize(("variant", "players"), TRAIN_VARIANTS)

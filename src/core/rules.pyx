@@ -36,6 +36,10 @@ class OtherCore(OptionError):
                     "or bones.Game (docs/trains.md)")
             if api == "ActionSpace":
                 text += "; its action space is bones.train_actions.TrainActionSpace"
+            elif api == "bones.envs.openspiel":
+                text += ("; VectorEnv and bones.envs.pettingzoo play them (this adapter's "
+                         "chance deal, resampling and state strings are the double-six "
+                         "Round's)")
         super().__init__(
             f"{variant.name}: the {variant.base} family is played on the train games' core "
             f"(bones.core.trains); {text}"

@@ -49,5 +49,6 @@ cdef class TensorSpec:
     cdef object write(self, const State* s, int seat, object out)
 
 
+cdef object tensor_buffer(object out, int size)  # out checked, or a new array.array("f")
 cdef TensorSpec spec_of(CompiledRules rules)  # shared per compiled rules
 cdef tuple returns_of(const State* s)

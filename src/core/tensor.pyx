@@ -224,6 +224,24 @@ cdef tuple returns_of(const State* s):
     return tuple([out[x] for x in range(s.r.players)])
 
 
+cdef object tensor_buffer(object out, int size):
+    """``out`` checked to be a writable C-contiguous float32 buffer of ``size`` floats
+    (TypeError, ValueError), or a new ``array.array("f")`` of ``size`` zeros for None."""
+    cdef float[::1] view
+    if out is None:
+        from array import array
+
+        return array("f", bytes(4 * size))
+    try:
+        view = out
+    except (BufferError, ValueError, TypeError) as exc:
+        raise TypeError(f"the tensor needs a writable C-contiguous float32 buffer: "
+                        f"{exc}") from None
+    if view.shape[0] != size:
+        raise ValueError(f"the tensor needs {size} floats, got {view.shape[0]}")
+    return out
+
+
 cdef TensorSpec spec_of(CompiledRules rules):
     cdef TensorSpec spec = _specs.get(rules)
     if spec is None:
@@ -294,17 +312,8 @@ cdef class TensorSpec:
         cdef Voids v
         cdef float[::1] view
         self._check()
-        if out is None:
-            from array import array
-
-            out = array("f", bytes(4 * self.c.size))
-        try:
-            view = out
-        except (BufferError, ValueError, TypeError) as exc:
-            raise TypeError(f"the tensor needs a writable C-contiguous float32 buffer: "
-                            f"{exc}") from None
-        if view.shape[0] != self.c.size:
-            raise ValueError(f"the tensor needs {self.c.size} floats, got {view.shape[0]}")
+        out = tensor_buffer(out, self.c.size)
+        view = out
         voids_of(s, &v)
         write_tensor(&self.c, s, &v, seat, &view[0])
         return out

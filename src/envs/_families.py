@@ -1,20 +1,21 @@
-"""The environments play the double-six games only, for now: a train game's variant is
-refused at construction with an OptionError that says so (docs/envs.md, "Which games")."""
+"""Which core an environment's variant runs on: the double-six core (``bones.core.round``)
+or the train games' (``bones.core.trains``: Mexican Train, Chicken Foot and any plugin
+variant on their bases).  VectorEnv and PettingZoo play both; OpenSpiel refuses a train
+variant at construction with an OptionError that says why (docs/envs.md, "Which games")."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..variant import Variant
 
-def double_six_only(variant: Any, api: str) -> None:
-    """Raise :class:`bones.core.rules.OtherCore` (an OptionError) naming ``variant`` and
-    ``api`` if ``variant`` (a name or a :class:`bones.Variant`) is of a train family
-    (``bones.variant.TRAIN_BASES``: Mexican Train, Chicken Foot and any plugin variant on
-    their bases), which ``api`` does not support yet; anything else is left to ``api``'s
-    own checks."""
-    from ..core.rules import OtherCore
+
+def train_variant(variant: Any) -> Variant | None:
+    """The :class:`bones.Variant` of ``variant`` (a name or a Variant) if it is of a train
+    family (``bones.variant.TRAIN_BASES``), else None; an unknown name is left to the
+    environment's own check, which names it."""
     from ..registry import variant as lookup
-    from ..variant import TRAIN_BASES, Variant
+    from ..variant import TRAIN_BASES
 
     if isinstance(variant, Variant):
         spec = variant
@@ -22,8 +23,17 @@ def double_six_only(variant: Any, api: str) -> None:
         try:
             spec = lookup(variant)
         except Exception:  # noqa: BLE001  (an unknown name: the api's own check names it)
-            return
+            return None
     else:
-        return
-    if spec.base in TRAIN_BASES:
+        return None
+    return spec if spec.base in TRAIN_BASES else None
+
+
+def double_six_only(variant: Any, api: str) -> None:
+    """Raise :class:`bones.core.rules.OtherCore` (an OptionError) naming ``variant`` and
+    ``api`` if ``variant`` is of a train family, which ``api`` does not support."""
+    from ..core.rules import OtherCore
+
+    spec = train_variant(variant)
+    if spec is not None:
         raise OtherCore(spec, api)

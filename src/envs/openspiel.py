@@ -1,5 +1,6 @@
 """bones as OpenSpiel games: ``bones_<variant>`` for every registered double-six variant
-(the train games are not supported yet: a ``BonesGame`` of one raises OptionError).
+(not the train games yet: a ``BonesGame`` of one raises OptionError saying why,
+docs/envs.md "Which games").
 
     import pyspiel
     import bones.envs.openspiel  # registers the games

@@ -11,9 +11,10 @@
 
 One episode is one round.  Agents are ``player_0`` .. ``player_{n-1}`` (the seats).  An
 observation is ``{"observation": the seat's tensor (float32, docs/envs.md), "action_mask":
-int8 mask of the ActionSpace}``; the mask is all zeros for an agent that is not to move.
-Rewards are the change of ``Round.returns()`` (zero-sum) over each step.  An illegal
-action raises ``bones.IllegalMove``.  Needs ``pip install bones[pettingzoo]``.
+int8 mask of the ActionSpace}`` (a train variant's: ``TrainTensorSpec`` and
+``TrainActionSpace``); the mask is all zeros for an agent that is not to move.  Rewards are
+the change of the round's returns (zero-sum) over each step.  An illegal action raises
+``bones.IllegalMove`` and changes nothing.  Needs ``pip install bones[pettingzoo]``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from pettingzoo.utils import wrappers
 from ..core.actions import ActionSpace
 from ..core.round import Round
 from ..core.tensor import TensorSpec
-from ._families import double_six_only
+from ..core.trains import TrainRound
+from ..core.traintensor import TrainTensorSpec
+from ..core.traintensor import action_mask as train_action_mask
+from ..core.traintensor import returns as train_returns
+from ..errors import IllegalMove
+from ..train_actions import TrainActionSpace
+from ._families import train_variant
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -53,13 +60,20 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
         super().__init__()
         if render_mode is not None and render_mode not in self.RENDER_MODES:
             raise ValueError(f"render_mode must be one of {', '.join(self.RENDER_MODES)}")
-        double_six_only(variant, "bones.envs.pettingzoo")
         self.variant = variant
         self.players = players
         self.options = options
         self.render_mode = render_mode
-        self.space = ActionSpace(variant, players, **options)
-        self.spec_ = TensorSpec(variant, players, **options)
+        self.space: ActionSpace | TrainActionSpace
+        self.spec_: TensorSpec | TrainTensorSpec
+        train = train_variant(variant)
+        if train is not None:
+            self.variant = train.name
+            self.space = TrainActionSpace(train, players, **options)
+            self.spec_ = TrainTensorSpec(train, players, **options)
+        else:
+            self.space = ActionSpace(variant, players, **options)
+            self.spec_ = TensorSpec(variant, players, **options)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.action_spaces = {a: spaces.Discrete(self.space.size) for a in self.possible_agents}
         self.observation_spaces = {
@@ -74,7 +88,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
             for a in self.possible_agents
         }
         self._rng = random.Random()
-        self.round: Round | None = None
+        self.round: Round | TrainRound | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -94,18 +108,44 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._returns = self.round.returns()
+        self._returns = self._round_returns()
         self.agent_selection = self.agents[self.round.to_move or 0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.round is not None
         seat = self.possible_agents.index(agent)
         tensor = np.empty(self.spec_.size, np.float32)
-        self.round.observation_tensor(seat, tensor)
         mask = np.zeros(self.space.size, np.int8)
-        if self.round.to_move == seat:
-            self.round.action_mask(mask)
+        if isinstance(self.round, TrainRound):
+            assert isinstance(self.spec_, TrainTensorSpec)
+            self.spec_.write(self.round, seat, tensor)
+            if self.round.to_move == seat:
+                train_action_mask(self.round, mask)
+        else:
+            self.round.observation_tensor(seat, tensor)
+            if self.round.to_move == seat:
+                self.round.action_mask(mask)
         return {"observation": tensor, "action_mask": mask}
+
+    def _round_returns(self) -> tuple[float, ...]:
+        if isinstance(self.round, TrainRound):
+            return train_returns(self.round)
+        assert self.round is not None
+        return self.round.returns()
+
+    def _play(self, action: Any) -> None:
+        """Play ``action`` for the seat to move: IllegalMove, the round unchanged, for
+        anything that is not one of its legal actions."""
+        if not isinstance(self.round, TrainRound):
+            assert self.round is not None
+            self.round.play(action)
+            return
+        size = self.space.size
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise IllegalMove(f"an action is an int from 0 to {size - 1}, not {action!r:.40}")
+        if not 0 <= action < size:
+            raise IllegalMove(f"no action {action}: {self.variant} has actions 0..{size - 1}")
+        self.round.play(self.space.move(int(action)))  # type: ignore[arg-type]
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -113,8 +153,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
             self._was_dead_step(action)
             return
         assert self.round is not None
-        self.round.play(action)
-        now = self.round.returns()
+        self._play(action)
+        now = self._round_returns()
         self._cumulative_rewards[agent] = 0
         for seat, a in enumerate(self.agents):
             self.rewards[a] = now[seat] - self._returns[seat]

@@ -1,4 +1,5 @@
-"""``VectorEnv``: n rounds of one variant stepped together in the core."""
+"""``VectorEnv``: n rounds of one variant stepped together in the core (the double-six
+core's ``VectorCore``, or the train games' ``TrainVectorCore``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,15 @@ from ..core.round import Round
 from ..core.rules import compile_rules
 from ..core.tensor import TensorSpec
 from ..core.tiles import TILES, tiles_of_mask
+from ..core.train_games import core_arguments
+from ..core.train_games import from_deal as train_from_deal
+from ..core.trains import TrainRound
+from ..core.traintensor import TrainTensorSpec
+from ..core.trainvector import _NEW as _TRAIN_NEW
+from ..core.trainvector import TrainVectorCore
 from ..core.vector import _NEW, VectorCore
-from ._families import double_six_only
+from ..train_actions import TrainActionSpace
+from ._families import train_variant
 
 
 class Step(NamedTuple):
@@ -27,6 +35,10 @@ class Step(NamedTuple):
 
 class VectorEnv:
     """``n`` rounds of ``variant`` with ``players`` seats, stepped together in C.
+
+    A double-six variant's actions and tensors are ``ActionSpace`` and ``TensorSpec``'s; a
+    train variant's (Mexican Train, Chicken Foot) ``TrainActionSpace`` and
+    ``TrainTensorSpec``'s (docs/envs.md).
 
     ``reset()`` deals every round; ``step(actions)`` plays ``actions[i]`` (an index of
     ``action_space``) for the seat to move in round ``i``.  A round that ends is dealt
@@ -43,15 +55,26 @@ class VectorEnv:
             raise TypeError(f"n must be an int, not {type(n).__name__}")
         if isinstance(players, bool) or not isinstance(players, int):
             raise TypeError(f"players must be an int, not {type(players).__name__}")
-        double_six_only(variant, "VectorEnv")
-        rules = compile_rules(variant, players, options)  # OptionError for a bad variant
-        self.variant = variant
+        self.variant: str = variant
         self.players = players
-        self.options = dict(rules.overrides)
         self.num_envs = n
-        self.action_space = ActionSpace(variant, players, **options)
-        self.tensor_spec = TensorSpec(variant, players, **options)
-        self._core = VectorCore(_NEW, variant, players, n, seed, dict(options))
+        self.action_space: ActionSpace | TrainActionSpace
+        self.tensor_spec: TensorSpec | TrainTensorSpec
+        self._core: VectorCore | TrainVectorCore
+        train = self._train = train_variant(variant)
+        if train is not None:
+            args = core_arguments(train, players, options)  # OptionError naming the option
+            self.variant = train.name
+            self.options = dict(options)
+            self.action_space = TrainActionSpace(train, players, **options)
+            self.tensor_spec = TrainTensorSpec(train, players, **options)
+            self._core = TrainVectorCore(_TRAIN_NEW, args, players, n, seed)
+        else:
+            rules = compile_rules(variant, players, options)  # OptionError: a bad variant
+            self.options = dict(rules.overrides)
+            self.action_space = ActionSpace(variant, players, **options)
+            self.tensor_spec = TensorSpec(variant, players, **options)
+            self._core = VectorCore(_NEW, variant, players, n, seed, dict(options))
         size = self.tensor_spec.size
         self._obs = np.zeros((n, size), np.float32)
         self._mask = np.zeros((n, self.action_space.size), np.uint8)
@@ -99,8 +122,15 @@ class VectorEnv:
         self._core.random_actions(self._random)
         return self._random.copy()
 
-    def round(self, i: int) -> Round:
-        """A copy of round ``i`` as it stands (a ``Round``: its deal and moves)."""
+    def round(self, i: int) -> Round | TrainRound:
+        """A copy of round ``i`` as it stands (a ``Round``, or a ``TrainRound`` for a train
+        variant: its deal and moves)."""
+        if isinstance(self._core, TrainVectorCore):
+            assert self._train is not None
+            deal, pile, first, placed = self._core.record(i)
+            return train_from_deal(
+                self._train, deal, pile, first, None, None, placed, False, self.options
+            )
         hands, stock, leader, lead_tile, moves = self._core.record(i)
         return Round.from_deal(
             self.variant,
