@@ -509,6 +509,12 @@ def _match_parsers(sub: Any) -> None:
         help="D virtual draws between every two bots that met (default 0); needed when a "
         "bot won or lost every game",
     )
+    p.add_argument(
+        "--pool",
+        action="store_true",
+        help="rate journals of different variants or player counts in one list (refused "
+        "without it)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser(
@@ -907,7 +913,12 @@ def cmd_ratings(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(f"--anchor takes BOT=ELO (e.g. greedy=1500); got {args.anchor!r}")
         anchor = (name, elo)
     ratings = rate_journals(
-        args.journals, anchor=anchor, bootstrap=args.bootstrap, seed=args.seed, prior=args.prior
+        args.journals,
+        anchor=anchor,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        prior=args.prior,
+        pool=args.pool,
     )
     for warning in ratings.warnings:
         print(f"bones: warning: {warning}", file=sys.stderr)

@@ -22,9 +22,10 @@ def journals(tmp_path_factory):
     plain = tmp / "gr.jsonl"
     forfeit = tmp / "ff.jsonl"
     assert main(["match", "greedy", "random", "--games", "12", "--journal", str(plain),
-                 "--jobs", "1"]) == 0  # fmt: skip
+                 "--jobs", "1", "--seed", "5"]) == 0  # fmt: skip
     assert main(["match", "t-answer:kind=int", "random", "--plugin", "hardening_plugin",
-                 "--games", "2", "--journal", str(forfeit), "--jobs", "1"]) == 0  # fmt: skip
+                 "--games", "2", "--journal", str(forfeit), "--jobs", "1",
+                 "--seed", "5"]) == 0  # fmt: skip
     return plain, forfeit
 
 
@@ -79,6 +80,31 @@ def test_filters(journals, capsys):
     # --lost-by takes a spec or a bot's name
     code, out, _ = run(capsys, "games", forfeit, "--lost-by", "t-answer", "--json")
     assert len(json.loads(out)) == 2
+
+
+def test_lost_by_in_multi_seat_games_means_did_not_win(tmp_path, capsys):
+    """Two bots at three seats: one of them holds two, and one of its seats finishing
+    behind its other seat is no loss; --lost-by lists the games the bot did not win."""
+    journal = tmp_path / "three.jsonl"
+    assert main(["match", "greedy", "random", "--variant", "mexican-train", "--players", "3",
+                 "--games", "6", "--seed", "3", "--secret", "ab" * 32, "--journal",
+                 str(journal), "--jobs", "1", "--progress", "never"]) == 0  # fmt: skip
+    capsys.readouterr()
+    rows = json.loads(run(capsys, "games", journal, "--json")[1])
+    assert all(r["result"].startswith("won by") for r in rows)
+    beaten_seat = 0  # games a bot won with another of its seats among the losers
+    for bot in ("greedy", "random"):
+        held = [{x for x, spec in enumerate(r["seats"]) if spec == bot} for r in rows]
+        won = {r["id"] for r, seats in zip(rows, held, strict=True) if seats & set(r["winners"])}
+        code, out, _ = run(capsys, "games", journal, "--lost-by", bot, "--json")
+        assert code == 0 and [r["id"] for r in json.loads(out)] == [
+            r["id"] for r in rows if r["id"] not in won
+        ]
+        beaten_seat += sum(
+            r["id"] in won and bool(seats & set(r["losers"]))
+            for r, seats in zip(rows, held, strict=True)
+        )
+    assert beaten_seat  # such games are there, and not listed
 
 
 @pytest.mark.parametrize(

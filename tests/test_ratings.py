@@ -198,7 +198,14 @@ def test_many_journals_and_multiplayer_pairs(tmp_path):
     three = write_journal(tmp_path / "three.jsonl", ["a", "b", "c"], games, players=3,
                           duplicate=False)  # fmt: skip
     two = write_journal(tmp_path / "two.jsonl", ["a", "c"], two_bot_games([1, 0, 1, 1]))
-    r = rate_journals([three, two], bootstrap=0)
+    # journals of different player counts: refused unless pooled, and the list says so
+    with pytest.raises(RatingError, match=r"different games \(straight, 3 players: .*three"
+                       r".jsonl; straight, 2 players: .*two.jsonl\).*--pool"):  # fmt: skip
+        rate_journals([three, two], bootstrap=0)
+    r = rate_journals([three, two], bootstrap=0, pool=True)
+    assert r.notes == [f"pooled (--pool) into one list: straight, 3 players: {three}; "
+                       f"straight, 2 players: {two}"]  # fmt: skip
+    assert f"Note: pooled (--pool) into one list: straight, 3 players: {three}" in format_ratings(r)
     by = {b["bot"]: b for b in r.bots}
     assert set(by) == {"a", "b", "c"}
     assert by["a"]["games"] == 10 and by["b"]["games"] == 6 and by["c"]["games"] == 10
@@ -230,11 +237,18 @@ def test_errors(tmp_path, capsys):
     other = write_journal(tmp_path / "o.jsonl", ["x", "y"], two_bot_games([1, 0]))
     with pytest.raises(RatingError, match="never met the others"):
         rate_journals([path, other], prior=1)
+    draw = write_journal(tmp_path / "d.jsonl", ["greedy", "random"], two_bot_games([0.5, 1]))
+    text = (tmp_path / "d.jsonl").read_text().replace('"variant": "straight"', '"variant": "draw"')
+    (tmp_path / "d.jsonl").write_text(text)
+    assert main(["ratings", path, draw, "--pool", "--bootstrap", "0"]) == 0
+    assert f"Note: pooled (--pool) into one list: straight, 2 players: {path}; draw, 2 players: " \
+        f"{draw}" in capsys.readouterr().out  # fmt: skip
     for argv, message in [
         (["ratings", path, "--prior", "1", "--anchor", "nobody=3"], "--anchor nobody: no such bot"),
         (["ratings", path, "--anchor", "greedy"], "--anchor takes BOT=ELO"),
         (["ratings", path, "--anchor", "greedy=x"], "--anchor takes BOT=ELO"),
         (["ratings", str(tmp_path / "missing.jsonl")], "cannot read the journal"),
+        (["ratings", path, draw], "different games (straight, 2 players: "),
     ]:
         assert main(argv) == 2
         _, err = capsys.readouterr()

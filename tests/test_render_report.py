@@ -45,6 +45,9 @@ def test_report_with_sprt(journals, tmp_path, capsys):
     assert "<section class='the-match'>" in page and "greedy" in page and "random" in page
     assert len(svgs(page)) == 3  # the scores, the scores over the games, the LLR
     assert "H1 bound 2.94" in page and "H0 bound -2.94" in page
+    # the config line says what an SPRT plays: until it decides, --games as its cap
+    assert "None" not in page
+    assert "SPRT elo0=0 elo1=50 alpha=0.05 beta=0.05: until it decides, at most 8 games" in page
     # self-contained: nothing to load (the only URLs are the SVG and XLink namespaces)
     assert not re.search(r"\bsrc=|href=['\"]?(https?:|//)|url\((?!#)", page)
     assert set(re.findall(r"https?://[^\s'\"]+", page)) <= {

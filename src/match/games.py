@@ -66,6 +66,15 @@ def _matches(spec: str, wanted: str) -> bool:
     return spec == wanted or spec.partition(":")[0] == wanted
 
 
+def _did_not_win(row: Mapping[str, Any], wanted: str) -> bool:
+    """Whether the bot ``wanted`` lost the game of ``row``: someone won it and none of
+    the bot's seats did.  With several seats a bot counts as one player: at 4 seats of
+    two bots one of its seats always finishes behind the other bot's, which is not a
+    loss; a draw and a void game are no loss either."""
+    held = {x for x, spec in enumerate(row["seats"]) if _matches(spec, wanted)}
+    return bool(held) and row["result"].startswith("won by") and not held & set(row["winners"])
+
+
 def list_games(
     path: str | os.PathLike[str],
     *,
@@ -76,8 +85,8 @@ def list_games(
 ) -> tuple[list[dict[str, Any]], list[str], int]:
     """The rows of the games of the journal ``path`` that pass the filters, in id
     order (at most ``limit``), the reader's warnings and how many games passed the
-    filters (``limit`` aside).  ``lost_by``: a bot spec or a
-    bot's name (every spec of that bot) that held a losing seat."""
+    filters (``limit`` aside).  ``lost_by``: a bot spec or a bot's name (every spec
+    of that bot) that did not win a game someone won (:func:`_did_not_win`)."""
     reader = JournalReader(path)
     try:
         config = reader.config
@@ -96,9 +105,7 @@ def list_games(
             if forfeits and not rec.get("forfeit"):
                 continue
             row = game_row(rec)
-            if lost_by is not None and not any(
-                _matches(row["seats"][x], lost_by) for x in row["losers"]
-            ):
+            if lost_by is not None and not _did_not_win(row, lost_by):
                 continue
             rows.append(row)
         warnings = list(reader.warnings)

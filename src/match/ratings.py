@@ -187,6 +187,7 @@ class _Data:
         self.units: dict[tuple[Any, ...], dict[tuple[int, int], list[float]]] = {}
         self.n_games = 0
         self.unit_kinds: set[str] = set()
+        self.kinds: dict[str, list[str]] = {}  # "straight, 2 players" -> its journals
         self.notes: list[str] = []
         self.warnings: list[str] = []
 
@@ -215,6 +216,8 @@ class _Data:
             config = reader.config
             if config is None:
                 raise RatingError(f"{path} is empty (no match header)")
+            kind = f"{config.get('variant')}, {config.get('players')} players"
+            self.kinds.setdefault(kind, []).append(path)
             specs = list(config.get("bots") or [])
             idents: list[Any] = list(reader.identity) if reader.identity else [None] * len(specs)
             for rec in reader.games(rounds=False):
@@ -253,6 +256,10 @@ class _Data:
                 acc = unit.setdefault(key, [0.0, 0.0])
                 acc[0] += s
                 acc[1] += 1.0
+
+
+def _kinds_text(kinds: Mapping[str, Sequence[str]]) -> str:
+    return "; ".join(f"{kind}: {', '.join(paths)}" for kind, paths in kinds.items())
 
 
 def _canonical(options: Any) -> str:
@@ -356,8 +363,11 @@ def rate_journals(
     bootstrap: int = 1000,
     seed: int = 0,
     prior: float = 0.0,
+    pool: bool = False,
 ) -> Ratings:
-    """The rating list of the games of ``paths`` (see the module's doc)."""
+    """The rating list of the games of ``paths`` (see the module's doc).  Journals of
+    different variants or player counts are refused unless ``pool``: a bot's strength in
+    one game says little about another, so one list of both is a choice to make."""
     if not paths:
         raise RatingError("give at least one journal")
     if bootstrap < 0:
@@ -373,6 +383,14 @@ def rate_journals(
     data = _Data()
     for path in paths:
         data.read(path)
+    games = _kinds_text(data.kinds)
+    if len(data.kinds) > 1:
+        if not pool:
+            raise RatingError(
+                f"the journals are of different games ({games}): rate each game on its own, "
+                "or give --pool for one list of them all"
+            )
+        data.notes.insert(0, f"pooled (--pool) into one list: {games}")
     k = len(data.labels)
     if k < 2 or data.n_games == 0:
         raise RatingError(

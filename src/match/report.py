@@ -223,6 +223,7 @@ class _Fold:
         self.points = [_Histogram() for _ in range(k)]
         self.units = [_Histogram() for _ in range(k)]
         self.forfeits: list[dict[str, int]] = [{} for _ in range(k)]
+        self.why: list[dict[str, str]] = [{} for _ in range(k)]  # reason -> first detail
         self.pairs: dict[tuple[int, int], _PairFold] = {}
         self.aborted = 0
         self.void = 0
@@ -271,6 +272,7 @@ class _Fold:
             if 0 <= culprit < self.k:
                 reason = forfeit["reason"]
                 self.forfeits[culprit][reason] = self.forfeits[culprit].get(reason, 0) + 1
+                self.why[culprit].setdefault(reason, _first_line(forfeit.get("detail")))
         for key, s, wdl in pairs:
             pair = self.pairs.get(key)
             if pair is None:
@@ -386,6 +388,7 @@ class Summary:
                     "estimate": fold.units[i].estimate(),
                     "forfeits": fold.forfeits[i],
                     "fairness": _fairness(fold.later[i], fold.order is not None),
+                    "forfeit_details": fold.why[i],
                 }
             )
         pairs = []
@@ -731,13 +734,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"Fairness (deals whose last game scored better/worse than the first, sign "
             f"test, flagged at p < {fair['alpha']:g}): {tests}"
         )
-    lost = [
-        f"{b['bot']}: " + ", ".join(f"{k} {v}" for k, v in sorted(b["forfeits"].items()))
-        for b in bots
-        if b["forfeits"]
-    ]
-    if lost:
-        lines.append("Forfeits: " + "; ".join(lost))
+    lines += _forfeit_lines(bots)
     if void:
         shown = "; ".join(summary.get("errors") or [])
         more = f" (and {void - len(summary.get('errors') or [])} more)" if void > 3 else ""
@@ -752,6 +749,28 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if summary.get("journal"):
         lines.append(f"Journal: {summary['journal']}")
     return "\n".join(lines)
+
+
+def _first_line(detail: Any) -> str:
+    """What went wrong, in one line: the first non-blank line of a forfeit's detail (an
+    exception's ``Type: message``)."""
+    lines = [line.strip() for line in str(detail or "").splitlines() if line.strip()]
+    return lines[0][:200] if lines else ""
+
+
+def _forfeit_lines(bots: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The forfeits per bot and, on a line each, the first detail of each reason (a
+    crashing bot's exception): ``crash 100`` alone would not say why."""
+    lines = []
+    for b in bots:
+        if not b["forfeits"]:
+            continue
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(b["forfeits"].items()))
+        lines.append(f"Forfeits: {b['bot']}: {counts}")
+        for reason, why in sorted((b.get("forfeit_details") or {}).items()):
+            if why:
+                lines.append(f"  {reason}, first: {why}")
+    return lines
 
 
 def _unit_name(summary: Mapping[str, Any], count: int = 2) -> str:

@@ -10,6 +10,7 @@ file that ``bones play --resume FILE`` continues.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -145,6 +146,11 @@ class _Table:
 
     def scores(self) -> str:
         rnd = self.game.round
+        if isinstance(rnd, TrainRound):  # penalties: the game's totals so far
+            totals = ", ".join(
+                f"{n}: {v}" for n, v in zip(self.names, self.game.scores, strict=True)
+            )
+            return f"penalty totals: {totals} (lowest total wins)"
         parts = []
         for side, members in enumerate(rnd.sides):
             parts.append(f"{' + '.join(self.names[s] for s in members)}: {rnd.scores[side]}")
@@ -181,16 +187,19 @@ def _ask_human(table: _Table, seat: int, ask: Callable[[str], str]) -> Any:
     legal = list(
         table.game.round.legal_moves if isinstance(obs, TrainObservation) else obs.legal_moves
     )
-    say("your moves:")
+    say("your moves (Enter plays the only one):" if len(legal) == 1 else "your moves:")
     for i, move in enumerate(legal, 1):
         say(f"  {i}) {_describe(obs, move)}")
     while True:
         text = ask(f"move [1-{len(legal)}], or q to save and quit: ").strip()
         if text.lower() in ("q", "quit"):
             raise KeyboardInterrupt
+        if not text and len(legal) == 1:
+            return legal[0]
         if text.isdigit() and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]
-        matches = [m for m in legal if str(m) == text] or _by_tile(legal, text)
+        typed = _spelling(text)
+        matches = [m for m in legal if _spelling(str(m)) == typed] or _by_tile(legal, text)
         if len(matches) == 1:
             return matches[0]
         if matches:
@@ -210,6 +219,16 @@ def _pips(text: str) -> tuple[str, ...] | None:
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
         return None
     return tuple(sorted(str(int(p)) for p in parts))
+
+
+def _spelling(text: str) -> str:
+    """A move's text in one spelling: each tile's numbers in order, the rest lower case
+    (``12-7@m`` and ``7-12@M`` are one move, ``9-4@4-9`` and ``4-9@9-4`` another)."""
+    return re.sub(
+        r"\d+\s*-\s*\d+",
+        lambda m: "-".join(_pips(m.group()) or ()),
+        text.replace(" ", "").lower(),
+    )
 
 
 def _by_tile(legal: Sequence[Any], text: str) -> list[Any]:
@@ -268,7 +287,8 @@ def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
         table.say(board_text(rnd.placements, rnd.closed_ends))
     won = "; ".join(" + ".join(table.names[s] for s in rnd.sides[w]) for w in result.winners)
     points = points_text(rnd.sides, result.points, table.names)
-    table.say(f"round over ({result.reason}): won by {won or 'nobody'}; points: {points}")
+    what = "penalties (pips left)" if isinstance(rnd, TrainRound) else "points"
+    table.say(f"round over ({result.reason}): won by {won or 'nobody'}; {what}: {points}")
     for seat in range(rnd.players):
         left = " ".join(str(t) for t in rnd.hand(seat)) or "-"
         table.say(f"  {table.names[seat]} holds {left}")
@@ -309,7 +329,7 @@ def play_game(
                 _play_round(table, ask)
             if game.next_round() is None:
                 break
-            table.say(f"game scores: {'-'.join(map(str, game.scores))}")
+            table.say(f"game {_totals(game)}: {'-'.join(map(str, game.scores))}")
     except (KeyboardInterrupt, EOFError):
         path = save_path if replace else free_path(save_path)
         save_game(path, game, seats)
@@ -322,5 +342,12 @@ def play_game(
         bot.end_game(game.scores, game.winners)
     names = "; ".join(" + ".join(table.names[s] for s in game.sides[w]) for w in game.winners)
     table.say()
-    table.say(f"game over: final scores {'-'.join(map(str, game.scores))}; won by {names}")
+    table.say(f"game over: final {_totals(game)} {'-'.join(map(str, game.scores))}; won by {names}")
     return 0
+
+
+def _totals(game: Any) -> str:
+    """What a game's scores are: points, or in a train game penalties, lowest winning."""
+    if isinstance(game.round, TrainRound):
+        return "penalty totals (lowest total wins)"
+    return "scores"

@@ -128,9 +128,11 @@ h1 {{ font-size: 1.5em; margin: .2em 0; }}
 #controls button, #controls select {{ font-size: 1em; }}
 #play {{ min-width: 5.5em; }}
 #where {{ margin-left: .7em; font-weight: bold; }}
-#events {{ height: {events_height}em; overflow-y: auto; margin: .5em 0; padding-left: 1.5em; }}
+#events {{ flex: 1 0 100%; height: {events_height}em; overflow-y: auto; margin: 0;
+  padding-left: 1.5em; }}
 #events li {{ line-height: 1.4em; }}
-#view {{ display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }}
+#view {{ display: flex; flex-wrap: wrap; gap: .5em 1em; align-items: flex-start;
+  margin-top: .5em; }}
 /* the board: as wide as its picture when the window allows, the move list beside it;
    else the whole width, the list below, the picture shrunk to fit (all of it in view) */
 #board {{ flex: 1 1 {width}px; max-width: {width}px; min-width: 0; }}
@@ -142,8 +144,25 @@ h1 {{ font-size: 1.5em; margin: .2em 0; }}
 #moves a {{ color: #1a4d8f; text-decoration: none; display: block; padding: 0 .2em; }}
 #moves a:hover {{ text-decoration: underline; }}
 #moves li.current a {{ background: #f3d36b; color: #000; }}
+/* a train game's picture (its hands below its board) is tall: the page is the window,
+   the picture scaled to fit its part of it, the events and the move list beside it, each
+   scrolling on its own; no part's size depends on the step shown */
+body.fit {{ height: 100vh; margin: 0; padding: .4em 1em; box-sizing: border-box;
+  display: flex; flex-direction: column; }}
+body.fit h1 {{ font-size: 1.2em; }}
+body.fit > p {{ margin: .2em 0; }}
+body.fit #where {{ min-width: 20em; }}
+body.fit #view {{ flex: 1 1 0; min-height: 0; display: grid; gap: .5em 1em;
+  grid-template-columns: minmax(0, 1fr) minmax(12em, 24em);
+  grid-template-rows: minmax(0, 1fr) minmax(0, 1fr); }}
+body.fit #board {{ grid-column: 1; grid-row: 1 / 3; max-width: none; min-height: 0; }}
+body.fit #board svg {{ width: 100%; height: 100%; }}
+body.fit #events {{ grid-column: 2; grid-row: 1; height: auto; min-height: 0;
+  background: #fffdf4; border: 1px solid #ccc; font-size: .9em; }}
+body.fit #moves {{ grid-column: 2; grid-row: 2; height: auto; max-height: none;
+  max-width: none; min-height: 0; }}
 </style></head>
-<body>
+<body class="{layout}">
 <h1>{title}</h1>
 <p>{summary}</p>
 <div id="controls">
@@ -158,8 +177,8 @@ h1 {{ font-size: 1.5em; margin: .2em 0; }}
 <option value="100">10 / s</option></select></label>
 <span id="where"></span>
 </div>
-<ul id="events"></ul>
 <div id="view">
+<ul id="events"></ul>
 <div id="board"></div>
 <ul id="moves"></ul>
 </div>
@@ -372,7 +391,9 @@ def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:
     if seat is not None:
         title += f", as seat {seat} saw it"
     most = max(len(s.lines) for s in steps)
+    fit = not isinstance(steps[0].frame, Frame)  # a train game: the page is the window
     return _PAGE.format(
+        layout="fit" if fit else "",
         title=html.escape(title),
         summary=html.escape(summary),
         defs=pip_defs(),

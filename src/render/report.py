@@ -213,12 +213,22 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
 
 
+def _games_text(config: Mapping[str, Any]) -> str:
+    """How many games the match plays: an SPRT plays until it decides (``--games``, when
+    given, is only its cap)."""
+    games, sprt = config.get("games"), config.get("sprt")
+    if sprt:
+        cap = "" if games is None else f", at most {games} games"
+        return f"SPRT {_sprt_text(sprt)}: until it decides{cap}"
+    return f"{games} games per encounter"
+
+
 def _config_text(config: Mapping[str, Any]) -> str:
     options: Sequence[str] = [f"{k}={v}" for k, v in sorted((config.get("options") or {}).items())]
     parts = [
         f"{config.get('variant')}, {config.get('players')} players",
         f"{config.get('format')}",
-        f"{config.get('games')} games per encounter",
+        _games_text(config),
         "duplicate deals" if config.get("duplicate", True) else "single deals",
         f"seed {config.get('seed')}",
     ]
