@@ -387,3 +387,32 @@ def test_the_monitor_compares_the_last_game_with_the_first():
     result = summary.result()
     assert result["fairness"]["flagged"] == ["greedy"]
     assert result["bots"][1]["fairness"]["p"] > 0.5
+
+
+def test_a_pool_that_breaks_before_it_takes_a_batch_is_mended(tmp_path, monkeypatch):
+    """A worker can die (a bot's os._exit) while the runner is still sending batches:
+    the pool refuses the next one.  Its games are sent again to a new pool, none lost."""
+    import concurrent.futures as cf
+
+    from bones.match import runner
+
+    refusals = []
+
+    class Refusing(runner.Pool):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            submit = self.executor.submit
+
+            def once(*a, **k):
+                if not refusals:
+                    refusals.append(1)
+                    raise cf.process.BrokenProcessPool("a worker died")
+                return submit(*a, **k)
+
+            self.executor.submit = once
+
+    monkeypatch.setattr(runner, "Pool", Refusing)
+    config = MatchConfig(bots=("greedy", "random"), games=8, seed=1, secret=SECRET)
+    summary = run_match(config, tmp_path / "j.jsonl", jobs=1)
+    assert refusals == [1] and summary["counted"] == 8
+    assert sorted(r["id"] for r in read_journal(tmp_path / "j.jsonl").records) == list(range(8))
