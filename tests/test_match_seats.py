@@ -17,14 +17,15 @@ import pytest
 import bones
 from bones.cli import main
 from bones.match import MatchConfig, MatchError, run_match
-from bones.match.driver import play_game
 from bones.match.journal import read_journal
 from bones.match.report import FAIRNESS_ALPHA, Summary, format_table
-from bones.match.runner import plan, seatings
+from bones.match.runner import plan
 from bones.match.schedule import ORDER_BLOCK, PlayOrder, deal_seed
 from bones.match.stats import sign_test
 
 sys.path.insert(0, str(Path(__file__).parent))  # memory_plugin
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from seats_fairness import covered, false_alarms  # noqa: E402
 
 SECRET = "ab" * 32
 
@@ -92,31 +93,6 @@ def test_round_robin_bot_units_are_deals(tmp_path):
     assert [p["units"] for p in summary["pairs"]] == [2, 2, 2]
 
 
-def _coverage(players: int, matches: int, deals: int, seed: int = 0) -> float:
-    """How often the 95% interval of random vs random (identical bots) at ``players``
-    seats of Chicken Foot covers 50% (0 Elo): each match's games played with the real
-    schedule and deals through the driver, and summarised as the runner does."""
-    covered = 0
-    for m in range(matches):
-        config = MatchConfig(
-            bots=("random", "random"), variant="chicken-foot", players=players,
-            games=deals * len(seatings(2, players)), seed=seed * 100_000 + m,
-            secret=SECRET, timeout=None,
-        )  # fmt: skip
-        p = plan(config)
-        assert p.schedule.deals == deals
-        summary = Summary(config.to_dict(), total=p.schedule.total, labels=p.labels)
-        # each game's bots get fresh seeds: with the runner's seeds (by deal and seat) a
-        # seating and its mirror replay one game, and every deal scores exactly 50%
-        rng = random.Random(config.seed)
-        for gid in range(p.schedule.total):
-            seeds = [rng.getrandbits(63) for _ in range(players)]
-            summary.add(play_game(p.task(gid, seeds)))
-        e = summary.result()["pairs"][0]["estimate"]
-        covered += e["score_lo"] <= 0.5 <= e["score_hi"]
-    return covered / matches
-
-
 def _tolerance(p: float, n: int) -> float:
     """Three standard errors of a proportion ``p`` measured over ``n`` trials."""
     return 3 * math.sqrt(p * (1 - p) / n)
@@ -125,7 +101,7 @@ def _tolerance(p: float, n: int) -> float:
 def test_identical_bots_interval_covers_zero_elo():
     """Fast version, 8 seats: 20 matches of 8 deals; the interval covers 0 Elo in at
     least 15 (the normal interval over 8 units covers about 88%)."""
-    assert _coverage(8, 20, 8) >= 0.75
+    assert covered(8, 20, 8) >= 15
 
 
 @pytest.mark.slow
@@ -134,7 +110,7 @@ def test_identical_bots_interval_covers_zero_elo_slow(players, matches):
     """Matches of 10 deals: coverage within three binomial standard errors of 90.4%,
     what mean +/- 1.96 population standard errors over 10 units covers for normal unit
     scores (P(|t_9| <= 1.96 sqrt(9/10))); 95% is reached as the deals grow."""
-    coverage = _coverage(players, matches, 10, seed=1)
+    coverage = covered(players, matches, 10, seed=1) / matches
     assert abs(coverage - 0.904) <= _tolerance(0.904, matches), coverage
 
 
@@ -334,26 +310,9 @@ def test_the_monitor_flags_a_deal_remembering_bot(tmp_path, capsys):
     assert fair["p"] < FAIRNESS_ALPHA and fair["later_better"] > fair["later_worse"]
 
 
-def _false_alarms(bots: tuple[str, str], matches: int, seed: int, players: int = 2) -> int:
-    """Matches of honest bots, 50 deals of straight each (at ``players`` seats) through
-    the driver in the runner's order, in which the monitor flags a bot."""
-    flagged = 0
-    for m in range(matches):
-        config = MatchConfig(
-            bots=bots, players=players, games=50 * len(seatings(2, players)),
-            seed=seed * 100_000 + m, secret=SECRET,
-        )  # fmt: skip
-        p = plan(config)
-        summary = Summary(config.to_dict(), total=p.schedule.total, labels=p.labels)
-        for gid in p.order():
-            summary.add(play_game(p.task(gid)))
-        flagged += bool(summary.result()["fairness"]["flagged"])
-    return flagged
-
-
 def test_honest_bots_are_seldom_flagged():
     """Fast version: 30 matches; at most 3 flagged (expected at most 0.6)."""
-    assert _false_alarms(("greedy", "random"), 30, seed=2) <= 3
+    assert false_alarms(("greedy", "random"), 30, seed=2) <= 3
 
 
 @pytest.mark.slow
@@ -364,7 +323,7 @@ def test_honest_bots_are_seldom_flagged():
 def test_honest_bots_false_alarm_rate(bots, players, seed):
     """200 matches: the monitor flags at most its stated rate, 1% per bot (2% a match of
     two bots), plus three binomial standard errors."""
-    flagged = _false_alarms(bots, 200, seed=seed, players=players)
+    flagged = false_alarms(bots, 200, seed=seed, players=players)
     assert flagged / 200 <= 2 * FAIRNESS_ALPHA + _tolerance(2 * FAIRNESS_ALPHA, 200), flagged
 
 
@@ -387,3 +346,32 @@ def test_the_monitor_compares_the_last_game_with_the_first():
     result = summary.result()
     assert result["fairness"]["flagged"] == ["greedy"]
     assert result["bots"][1]["fairness"]["p"] > 0.5
+
+
+def test_a_pool_that_breaks_before_it_takes_a_batch_is_mended(tmp_path, monkeypatch):
+    """A worker can die (a bot's os._exit) while the runner is still sending batches:
+    the pool refuses the next one.  Its games are sent again to a new pool, none lost."""
+    import concurrent.futures as cf
+
+    from bones.match import runner
+
+    refusals = []
+
+    class Refusing(runner.Pool):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            submit = self.executor.submit
+
+            def once(*a, **k):
+                if not refusals:
+                    refusals.append(1)
+                    raise cf.process.BrokenProcessPool("a worker died")
+                return submit(*a, **k)
+
+            self.executor.submit = once
+
+    monkeypatch.setattr(runner, "Pool", Refusing)
+    config = MatchConfig(bots=("greedy", "random"), games=8, seed=1, secret=SECRET)
+    summary = run_match(config, tmp_path / "j.jsonl", jobs=1)
+    assert refusals == [1] and summary["counted"] == 8
+    assert sorted(r["id"] for r in read_journal(tmp_path / "j.jsonl").records) == list(range(8))

@@ -274,16 +274,26 @@ def _run_pool(state: _State, pending: list[int], jobs: int, executor: cf.Executo
             pool = Pool(jobs, plugins, state.pin)
             ex = pool.executor
         while True:
+            refused = False  # the pool broke before it took a batch: mend it, send it again
             while not state.stopped and position < len(queue) and len(in_flight) < 2 * jobs:
                 size = state.batch_size(len(queue) - position, jobs)
                 batch = [g for g in queue[position : position + size] if g not in state.done]
                 position += size
                 if batch:
-                    submit(batch)
-            if not in_flight or state.stopped:
+                    try:
+                        submit(batch)
+                    except cf.process.BrokenProcessPool:
+                        if pool is None:  # someone else's executor: theirs to mend
+                            raise
+                        position -= size
+                        refused = True
+                        break
+            if (not in_flight and not refused) or state.stopped:
                 break
-            finished, _ = cf.wait(in_flight, timeout=0.25, return_when=cf.FIRST_COMPLETED)
-            broken = False
+            finished: set[cf.Future[list[dict[str, Any]]]] = set()
+            if in_flight:
+                finished, _ = cf.wait(in_flight, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+            broken = refused
             # in the order they were sent (wait's set has none): with one worker the
             # journal holds the games in the order they were played
             for fut in sorted(finished, key=sent.__getitem__):
