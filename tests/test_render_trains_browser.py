@@ -13,6 +13,7 @@ from browser import Browser, find_browser
 from bones import Round, new_game
 from bones.cli import main
 from bones.match.journal import read_journal
+from bones.render.replay import replay_steps
 
 pytest.importorskip("websocket", reason="the browser tests need websocket-client (bones[test])")
 pytestmark = pytest.mark.skipif(
@@ -75,6 +76,70 @@ def test_train_replay_in_the_browser(browser, tmp_path, variant, players):
     browser.click("#last")
     assert browser.eval(TILES) == steps[-1][0]
     assert browser.errors == []
+
+
+#: Where the page's parts are (their boxes in the window, rounded to 0.1 px), how far the
+#: page scrolls, and the picture's board and hands.
+GEOMETRY = """(() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom].map((x) => Math.round(x * 10) / 10); };
+  const parts = {};
+  for (const id of ['controls', 'events', 'board', 'moves']) {
+    parts[id] = box(document.getElementById(id));
+  }
+  parts.svg = box(document.querySelector('#board svg'));
+  return {parts: parts, page: [document.documentElement.scrollWidth,
+          document.documentElement.scrollHeight],
+          shown: [box(document.querySelector('#board svg .board')),
+                  ...Array.from(document.querySelectorAll('#board svg .hand'), box)]};
+})()"""
+
+
+@pytest.mark.parametrize(
+    "variant, players",
+    [
+        ("mexican-train", 4),
+        pytest.param("mexican-train", 8, marks=pytest.mark.slow),  # a match of 254 games
+        ("chicken-foot", 4),
+    ],
+)
+def test_the_board_and_every_hand_fit_a_1200_by_900_window(browser, tmp_path, variant, players):
+    """At 1200x900 the page does not scroll, the board and every hand are inside the
+    window at every step, and no part of the page moves from one step to the next (the
+    picture is scaled to fit its part of the window; the events and the move list scroll
+    on their own)."""
+    journal = tmp_path / "m.jsonl"
+    argv = ["match", "greedy", "random", "--variant", variant, "--players", str(players)]
+    argv += ["--games", "1", "--seed", "2", "--secret", "cd" * 32, "--journal", str(journal)]
+    assert main([*argv, "--jobs", "1", "--progress", "never"]) == 0
+    record = read_journal(journal).records[-1]
+    page = tmp_path / "replay.html"
+    assert main(["replay", str(journal), "--game", str(record["id"]), "--html", str(page)]) == 0
+    count = len(replay_steps(record))
+    browser.resize(1200, 900)
+    try:
+        browser.errors.clear()
+        browser.open(str(page))
+        first = None
+        # the first rounds and the last ones: enough, and quick
+        for k in [*range(min(count, 120)), *range(max(120, count - 40), count)]:
+            if browser.eval("document.body.dataset.step") != str(k):  # skipped ahead
+                browser.eval(f"location.hash = '#step-{k + 1}'")
+                browser.wait_for_eval(f"document.body.dataset.step === '{k}'")
+            here = browser.eval(GEOMETRY)
+            assert here["page"] == [1200, 900], f"step {k}: the page scrolls"
+            assert len(here["shown"]) == 1 + players
+            for left, top, right, bottom in here["shown"]:
+                assert 0 <= left < right <= 1200 and 0 <= top < bottom <= 900, (k, here)
+            first = first or here["parts"]
+            assert here["parts"] == first, f"step {k}: the page moved"
+            if k == 40:
+                os.makedirs(ARTIFACTS, exist_ok=True)
+                browser.screenshot(os.path.join(ARTIFACTS, f"replay-{variant}-{players}p.png"))
+            browser.key("ArrowRight", 39)
+        assert browser.errors == []
+    finally:
+        browser.resize(1100, 900)
 
 
 #: Every tile of the picture on the page, in document order: its class, its label (none

@@ -152,8 +152,8 @@ body.fit {{ height: 100vh; margin: 0; padding: .4em 1em; box-sizing: border-box;
 body.fit h1 {{ font-size: 1.2em; }}
 body.fit > p {{ margin: .2em 0; }}
 body.fit #where {{ min-width: 20em; }}
-body.fit #view {{ flex: 1 1 0; min-height: 0; display: grid; gap: .5em 1em;
-  grid-template-columns: minmax(0, 1fr) minmax(12em, 24em);
+body.fit #view {{ flex: 1 1 0; min-height: 0; display: grid; gap: .5em 1em; align-items: stretch;
+  grid-template-columns: minmax(0, 1fr) minmax(12em, 20em);
   grid-template-rows: minmax(0, 1fr) minmax(0, 1fr); }}
 body.fit #board {{ grid-column: 1; grid-row: 1 / 3; max-width: none; min-height: 0; }}
 body.fit #board svg {{ width: 100%; height: 100%; }}
@@ -219,9 +219,13 @@ document.getElementById("moves").replaceChildren(...items);
 function show(i) {{
   at = Math.max(0, Math.min(steps.length - 1, i));
   const s = steps[at];
-  document.getElementById("board").innerHTML = s.svg.map(function (k) {{
+  const board = document.getElementById("board");
+  board.innerHTML = s.svg.map(function (k) {{
     return data.parts[k];
   }}).join("");
+  if (document.body.classList.contains("fit")) {{  // scaled to fit: kept at the top left
+    board.firstElementChild.setAttribute("preserveAspectRatio", "xMinYMin meet");
+  }}
   const list = document.getElementById("events");
   list.replaceChildren(...s.lines.map(function (text) {{
     const li = document.createElement("li");
