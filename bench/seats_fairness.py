@@ -12,8 +12,9 @@ runner does.
 the runner's shuffled order) the fairness monitor flags a bot.
 
 ``python bench/seats_fairness.py detection --matches 20``: in how many matches the
-monitor flags tests/memory_plugin.py's deal-remembering bot against random (3-player
-straight, 40 deals each, through ``run_match``).
+monitor flags tests/memory_plugin.py's deal-remembering bot against random (through
+``run_match``; by default 3-player straight, 240 games: 40 deals; ``--variant``,
+``--players``, ``--games`` change it).
 
 Each prints the count, the share and its 95% Wilson interval.  tests/test_match_seats.py
 runs the same functions (smaller in its fast tests).
@@ -75,15 +76,17 @@ def false_alarms(bots: tuple[str, str], matches: int, seed: int, players: int = 
     return flagged
 
 
-def detections(matches: int, seed: int = 100) -> int:
-    """In how many of ``matches`` matches (3-player straight, 40 deals) the monitor flags
-    the deal-remembering ``t-memory`` against random."""
+def detections(
+    matches: int, seed: int = 100, variant: str = "straight", players: int = 3, games: int = 240
+) -> int:
+    """In how many of ``matches`` matches (``games`` games of ``variant`` at ``players``
+    seats) the monitor flags the deal-remembering ``t-memory`` against random."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     hits = 0
     with tempfile.TemporaryDirectory() as folder:
         for m in range(matches):
             config = MatchConfig(
-                bots=("t-memory", "random"), variant="straight", players=3, games=240,
+                bots=("t-memory", "random"), variant=variant, players=players, games=games,
                 seed=seed + m, plugins=("memory_plugin",),
             )  # fmt: skip
             summary = run_match(config, Path(folder) / f"{m}.jsonl", jobs=1, progress=False)
@@ -94,12 +97,16 @@ def detections(matches: int, seed: int = 100) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("coverage", "false-alarms", "detection"))
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=int, help="seats (default 3 for detection, else 2)")
+    parser.add_argument("--variant", default="straight", help="detection's variant")
+    parser.add_argument("--games", type=int, default=240, help="detection's games a match")
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--bots", default="greedy,random")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.players is None:
+        args.players = 3 if args.what == "detection" else 2
     if args.what == "coverage":
         k = covered(args.players, args.matches, args.deals, args.seed)
         what = f"coverage at {args.players} seats, {args.deals} deals a match"
@@ -109,8 +116,10 @@ def main() -> None:
         k = false_alarms((bots[0], bots[1]), args.matches, args.seed, args.players)
         what = f"flagged matches of {args.bots} at {args.players} seats"
     else:
-        k = detections(args.matches, args.seed)
-        what = "matches that flag t-memory (3-player straight, 40 deals)"
+        k = detections(args.matches, args.seed, args.variant, args.players, args.games)
+        what = (
+            f"matches that flag t-memory ({args.variant}, {args.players} seats, {args.games} games)"
+        )
     lo, hi = wilson(k, args.matches)
     n = args.matches
     print(f"{what}: {k}/{n} = {100 * k / n:.1f}% (95% Wilson [{100 * lo:.1f}%, {100 * hi:.1f}%])")

@@ -294,7 +294,7 @@ def test_the_monitor_flags_a_deal_remembering_bot(tmp_path, capsys):
     journal = str(tmp_path / "cheat.jsonl")
     code, out, err = run(
         capsys, "match", "t-memory", "random", "--plugin", "memory_plugin", "--games", "240",
-        "--players", "3", "--seed", "1", "--secret", SECRET, "--journal", journal, "--jobs", "1",
+        "--players", "3", "--seed", "2", "--secret", SECRET, "--journal", journal, "--jobs", "1",
     )  # fmt: skip
     assert code == 0, err
     assert "t-memory" in out and "FLAGGED" in out
