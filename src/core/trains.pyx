@@ -22,6 +22,8 @@ reads it so (each also in docs/trains.md):
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -58,10 +60,10 @@ DEFAULT_ENGINE_TOES = 4
 
 cdef object _NEW = object()  # the token that lets this module construct rounds and moves
 cdef int _MAX_BYTES = 1 << 14  # no round's msgpack comes near this (about 400 bytes)
-cdef dict _MOVES = {}          # interned TrainMove objects by code
+cdef list _MOVES = [None] * (TR_CF_BIT << 1)  # interned TrainMove objects by code (15 bits)
 cdef tuple _TEXTS = tuple([str(wide_tile(t)) for t in range(91)])  # tile texts, made once
 cdef tuple _TRAIN_NAMES = tuple([f"P{t}" for t in range(8)] + ["M"])  # trains targets
-cdef object _observation_class = None  # bones.core.observation.TrainObservation, on first use
+cdef type _observation_class = None  # bones.core.observation.TrainObservation, on first use
 _PACKER = msgpack.Packer(use_bin_type=True)
 
 
@@ -136,8 +138,20 @@ cdef class TrainMove:
         return (TrainMove.parse, (str(self),))
 
 
+cdef tuple _legal_of(const TrainState* st):
+    """The legal moves of st's seat to move, as interned TrainMoves."""
+    cdef tuple out = PyTuple_New(st.n_moves)
+    cdef object m
+    cdef int i
+    for i in range(st.n_moves):
+        m = _move_of(st.moves[i])
+        Py_INCREF(m)
+        PyTuple_SET_ITEM(out, i, m)
+    return out
+
+
 cdef TrainMove _move_of(int code):
-    cdef TrainMove m = _MOVES.get(code)
+    cdef TrainMove m = _MOVES[code & (TR_CF_BIT << 1) - 1]  # codes are 15 bits
     if m is None:
         m = TrainMove.__new__(TrainMove, _NEW)
         m.code = code
@@ -431,7 +445,7 @@ cdef class TrainRound:
     def legal_moves(self):
         """The legal moves of the seat to move, in the core's order (() once over)."""
         self._check()
-        return tuple([_move_of(self.st.moves[i]) for i in range(self.st.n_moves)])
+        return _legal_of(self.st)
 
     def play(self, move):
         """Make ``move`` (a TrainMove, its text, or an index into ``legal_moves``) for the
@@ -713,23 +727,27 @@ cdef class TrainRound:
         visible).  It costs O(1): the log's entries are shared with the round, and what is
         made from them is made when first read."""
         global _observation_class
-        self._check()
-        cdef int s = _seat(seat, self.st.players, "seat")
+        if self.st.players == 0:
+            self._check()
+        cdef int s = seat if type(seat) is int and 0 <= seat < self.st.players \
+            else _seat(seat, self.st.players, "seat")
         cdef TrainSeatView o
         if _observation_class is None:
             from bones.core.observation import TrainObservation
             _observation_class = TrainObservation
-        self._sync()
-        o = _observation_class.__new__(_observation_class)
+        if len(self._pub) < self.st.n_events:
+            self._sync()
+        o = <TrainSeatView>_observation_class.__new__(_observation_class)
         _snap(self.st, s, &o.v)
         o.v.n_own = len(self._own[s])
         o._pub = self._pub
         o._own = self._own[s]
         o._placed = self._placed
-        o._pending = _pending_of(self.st.layout, self.st.pending)
+        if self.st.pending >= 0:
+            o._pending = _pending_of(self.st.layout, self.st.pending)
         if self.st.status == TR_PLAYING:
             o._to_move = self.st.to_move
-            o._legal = self.legal_moves if self.st.to_move == s else ()
+            o._legal = _legal_of(self.st) if self.st.to_move == s else ()
         else:
             o._result = self.result
             o._legal = ()
