@@ -13,7 +13,8 @@
 * ``core``: ``bones.core.trains.random_playouts`` of the variant's standard deal.
 
 The workloads alternate ``--repeats`` times and each figure is the fastest repeat (the one
-the machine's other load disturbed least); ``ratio`` is match / api of those.  The cost of
+the machine's other load disturbed least); ``match_over_api`` is match / api of those, and
+``match_over_api_per_repeat`` the range of that ratio within each repeat's pair.  The cost of
 one ``TrainRound.observation`` is also timed at the deal and late in a round (after 60
 placements in Mexican Train, 30 in Chicken Foot; issue 33: it no longer grows with the log).
 """
@@ -93,16 +94,19 @@ def measure(variant: str, players: int, games: int, repeats: int) -> dict:
     late = 60 if bones.variant(variant).base == "trains" else 30  # Chicken Foot: shorter rounds
     best: dict[str, float] = {}
     counts: dict[str, int] = {}
+    ratios = []
     for _ in range(repeats):
         rounds, dt = match_rounds(tasks)
+        rates = {}
         for name, (n, t) in (
             ("match", (rounds, dt)),
             ("api", api_rounds(variant, players, rounds)),
             ("core", core_rounds(variant, players, max(rounds, 2000))),
         ):
-            rate = n / t
-            best[name] = max(best.get(name, 0.0), rate)
+            rates[name] = n / t
+            best[name] = max(best.get(name, 0.0), rates[name])
             counts[name] = n
+        ratios.append(rates["match"] / rates["api"])
     return {
         "workload": f"{variant} {players}p, random bots, {games} games",
         "rounds_per_repeat": counts,
@@ -110,6 +114,7 @@ def measure(variant: str, players: int, games: int, repeats: int) -> dict:
         "api_rounds_per_cpu_s": round(best["api"]),
         "core_rounds_per_cpu_s": round(best["core"]),
         "match_over_api": round(best["match"] / best["api"], 3),
+        "match_over_api_per_repeat": [round(min(ratios), 3), round(max(ratios), 3)],
         "observation_us_at_deal": round(observation_us(variant, players, 0), 3),
         f"observation_us_after_{late}": round(observation_us(variant, players, late), 3),
         "repeats": repeats,
