@@ -4,6 +4,7 @@ small hand-made positions, play/undo exactness, msgpack and hidden information."
 from __future__ import annotations
 
 import gc
+import pickle
 import random
 import re
 
@@ -734,6 +735,36 @@ def test_observation_keeps_its_moment(layout):
     for obs, packed, fresh in views:
         assert obs.to_msgpack() == packed and obs == fresh and hash(obs) == hash(fresh)
         assert obs.legal_moves and obs.legal_moves[0].tile in obs.hand
+
+
+def test_a_train_observation_is_made_by_the_round_or_from_its_fields():
+    from bones.core.trains import TrainSeatView
+    from bones.observation import TrainObservation
+
+    for cls in (TrainSeatView, TrainObservation):
+        with pytest.raises(TypeError, match="observation"):
+            cls.__new__(cls)
+        with pytest.raises(TypeError, match="observation"):
+            cls.__new__(cls, object())
+    r = TrainRound.deal("trains", players=3, seed=4)
+    r.play(0)
+    obs = r.observation(r.to_move)
+    fields = {name: getattr(obs, name) for name in obs.FIELDS}
+    again = TrainObservation(**fields)
+    assert again == obs and again.to_msgpack() == obs.to_msgpack() and hash(again) == hash(obs)
+    assert pickle.loads(pickle.dumps(obs)) == obs and repr(obs).startswith("TrainObservation(")
+    with pytest.raises(TypeError, match="set once"):
+        obs._give(**fields)
+    with pytest.raises(TypeError, match="set once"):
+        again._give(**fields)
+    with pytest.raises(TypeError, match="missing"):
+        TrainObservation(seat=0)
+    with pytest.raises(TypeError, match="unknown"):
+        TrainObservation(**fields, stock=())
+    with pytest.raises(OverflowError):
+        TrainObservation(**{**fields, "seat": 300})
+    with pytest.raises(ValueError):
+        TrainObservation(**{**fields, "layout": "spiral"})
 
 
 def test_observation_is_frozen():

@@ -64,6 +64,7 @@ cdef class TrainRound:
     cdef list _own               # per seat, (index, entry) of its own draws (shared)
     cdef list _placed            # (seat, tile, target) of the placements made so far (shared)
 
+    cdef int _check(self) except -1  # TypeError for a round not made by this module
     cdef tuple _events(self)
     cdef void _sync(self) except *
     cdef void _bind(self, object variant, object scores, object options) except *

@@ -522,9 +522,10 @@ cdef class TrainRound:
     def __deepcopy__(self, memo):
         return self.copy()
 
-    def _check(self):
+    cdef int _check(self) except -1:
         if self.st is NULL or self.st.players == 0:  # not made by this module
             raise TypeError("this TrainRound was not made by deal, from_deal or from_msgpack")
+        return 0
 
     # --- what the engine knows ---------------------------------------------------------
 
@@ -737,7 +738,7 @@ cdef class TrainRound:
             _observation_class = TrainObservation
         if len(self._pub) < self.st.n_events:
             self._sync()
-        o = <TrainSeatView>_observation_class.__new__(_observation_class)
+        o = <TrainSeatView>_observation_class.__new__(_observation_class, _NEW)
         _snap(self.st, s, &o.v)
         o.v.n_own = len(self._own[s])
         o._pub = self._pub
@@ -994,6 +995,14 @@ cdef class TrainSeatView:
     ``TrainRound.observation`` copies a few plain values (O(1)), and each tuple is made from
     them when first read.  :class:`bones.observation.TrainObservation` adds the methods;
     docs/bots.md lists the fields."""
+
+    def __cinit__(self, *args, **fields):
+        # Made by TrainRound.observation (with the token) or from its fields by name
+        # (TrainObservation(seat=..., ...)): an empty view from __new__ would show a round
+        # that never was.
+        if not fields and (len(args) != 1 or args[0] is not _NEW):
+            raise TypeError("use round.observation(seat), TrainObservation.from_msgpack(b) "
+                            "or TrainObservation(**fields)")
 
     def _give(self, seat, layout, set_max, engine, players, leader, to_move, hand,
               hand_sizes, stock_size, trains, pending, open_ends, placements, log,
