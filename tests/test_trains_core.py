@@ -812,3 +812,20 @@ def test_playouts_stay_within_the_bounds_with_long_stocks(layout, set_max, playe
     res = random_playouts(layout, set_max, players, hand_size, 200, seed=set_max)
     assert res["max_events"] <= 994  # trainstate.pyx derives this bound
     assert res["plies"] <= 200 * 90
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+def test_scores_add_the_penalties_once_the_round_is_over(layout):
+    """As ``bones.Round.scores``: the score before the round plus what it scored so far, so
+    the penalties once the round is over (issue 30: they stayed the dealt scores)."""
+    dealt = (5, 0, 120)
+    r = TrainRound.deal(layout, players=3, seed=8, scores=dealt)
+    rng = random.Random(1)
+    while not r.is_over:
+        assert r.scores == dealt
+        r.play(rng.randrange(len(r.legal_moves)))
+    points = r.result.points
+    assert any(points) and r.scores == tuple(s + p for s, p in zip(dealt, points, strict=True))
+    assert TrainRound.from_msgpack(r.to_msgpack()).scores == r.scores
+    r.undo()
+    assert r.scores == dealt
