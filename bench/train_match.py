@@ -16,7 +16,8 @@ The workloads alternate ``--repeats`` times and each figure is the fastest repea
 the machine's other load disturbed least); ``match_over_api`` is match / api of those, and
 ``match_over_api_per_repeat`` the range of that ratio within each repeat's pair.  The cost of
 one ``TrainRound.observation`` is also timed at the deal and late in a round (after 60
-placements in Mexican Train, 30 in Chicken Foot; issue 33: it no longer grows with the log).
+placements in Mexican Train, 30 in Chicken Foot; issue 33: it no longer grows with the log),
+and the parts of one decision alone (``decision_parts_us``).
 """
 
 from __future__ import annotations
@@ -84,6 +85,44 @@ def observation_us(variant: str, players: int, placements: int) -> float:
     raise RuntimeError(f"no deal of {variant} lasts {placements} placements")
 
 
+def parts_us(variant: str, players: int, placements: int) -> dict[str, float]:
+    """Microseconds of each part of one decision of the match path, timed alone on one
+    position after ``placements`` random placements: the observation, a random bot's
+    ``choose`` bare and through the match's guard (timed, watched), ``play`` + ``undo``,
+    and the bare loop's ``rng.choice``."""
+    import bones
+    from bones.core.referee import Guard
+    from bones.plugins.builtin_bots import RandomBot
+
+    r = bones.Round.deal(variant, players=players, seed=1)
+    rng = random.Random(1)
+    while not r.is_over and len(r.moves) < placements:
+        r.play(rng.choice(r.legal_moves))
+    seat = r.to_move
+    obs = r.observation(seat)
+    legal = obs.legal_moves
+    bot = RandomBot(0)
+    guard = Guard(bot, seat, "random", 10.0, False)
+    move = legal[0]
+
+    def play_undo() -> None:
+        r.play(move)
+        r.undo()
+
+    calls = {
+        "observation": lambda: r.observation(seat),
+        "bot_choose": lambda: bot.choose(obs, legal),
+        "guarded_choose": lambda: guard.choose(obs, legal),
+        "play_undo": play_undo,
+        "rng_choice": lambda: rng.choice(legal),
+    }
+    n = 20000
+    return {
+        name: round(min(timeit.repeat(call, number=n, repeat=5)) / n * 1e6, 3)
+        for name, call in calls.items()
+    }
+
+
 def measure(variant: str, players: int, games: int, repeats: int) -> dict:
     import bones
 
@@ -117,6 +156,7 @@ def measure(variant: str, players: int, games: int, repeats: int) -> dict:
         "match_over_api_per_repeat": [round(min(ratios), 3), round(max(ratios), 3)],
         "observation_us_at_deal": round(observation_us(variant, players, 0), 3),
         f"observation_us_after_{late}": round(observation_us(variant, players, late), 3),
+        "decision_parts_us": parts_us(variant, players, late // 2),
         "repeats": repeats,
     }
 
