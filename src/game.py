@@ -554,7 +554,7 @@ def _dealt(variant: str, rnd: Any, raw_round: bytes) -> tuple[dict[str, Any], tu
     deal = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)
     if isinstance(rnd, Round):
         return _saved_options(variant, dict(deal[4]), raw_round), tuple(deal[9]), deal[5:7]
-    return rnd.options, tuple(rnd.scores), deal[10:12]  # a train round (bones.core.trains)
+    return rnd.options, tuple(deal[14]), deal[10:12]  # a train round (bones.core.trains)
 
 
 def _load(cls: type[Game], doc: Any) -> Game:

@@ -1,10 +1,9 @@
-"""Plain records of the train games (``bones.core.trains``): a round's result and what one
-seat may know of a round."""
+"""Plain records of the train games (``bones.core.trains``): a round's result, and the
+msgpack of what one seat may know of a round (``bones.observation.TrainObservation``)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 import msgpack
@@ -45,124 +44,108 @@ class TrainResult(RoundResult):
         return self.points
 
 
-@dataclass(frozen=True)
-class TrainObservation:
-    """What ``seat`` may know of a train round: its own hand, everyone's hand sizes, the
-    stock's size (not its order), the public layout and the round's log, in which only
-    this seat's own draws show the tile drawn.  Made by ``TrainRound.observation(seat)``.
-    """
+def pack_train_observation(obs: Any) -> bytes:
+    """A train observation (``bones.observation.TrainObservation``) as msgpack: the array
+    ``[1, "train_observation", seat, ...]`` of :data:`TRAIN_OBSERVATION_FIELDS`
+    (docs/protocol.md, "The train observation"); tiles and moves as their text."""
+    r = obs.result
+    result = None
+    if r is not None:
+        result = {
+            "reason": r.reason,
+            "winners": list(r.winners),
+            "points": list(r.points),
+            "values": list(r.values),
+            "last_seat": r.last_seat,
+        }
+    return _PACKER.pack(
+        [
+            TRAIN_SCHEMA_VERSION,
+            TRAIN_KIND,
+            obs.seat,
+            obs.layout,
+            obs.set_max,
+            obs.engine,
+            obs.players,
+            obs.leader,
+            obs.to_move,
+            [str(t) for t in obs.hand],
+            list(obs.hand_sizes),
+            obs.stock_size,
+            [list(t) for t in obs.trains],
+            obs.pending,
+            [list(e) for e in obs.open_ends],
+            [list(p) for p in obs.placements],
+            [list(e) for e in obs.log],
+            [str(m) for m in obs.legal_moves],
+            obs.zero_double,
+            obs.first_turn_own_train,
+            obs.engine_toes,
+            result,
+        ]
+    )
 
-    seat: int
-    layout: str  # "trains" or "chicken_foot"
-    set_max: int  # N of the double-N set
-    engine: int  # the engine double's number
-    players: int
-    leader: int
-    to_move: int | None  # None once the round is over
-    hand: tuple[str, ...]  # this seat's tiles, in index order
-    hand_sizes: tuple[int, ...]
-    stock_size: int
-    trains: tuple[tuple[int, int, bool], ...]  # trains layout: (open, tiles, public) per train
-    pending: str | None  # the double that must be satisfied (or whose toes are due)
-    open_ends: tuple[tuple[str, int], ...]  # (target, open number) the mover may use
-    placements: tuple[tuple[int, str, str], ...]  # (seat, tile, target) in play order
-    log: tuple[TrainEvent, ...]  # the round's log as this seat sees it: its own draws show the tile
-    legal_moves: tuple[str, ...]  # this seat's legal moves when it is to move, else ()
-    zero_double: int
-    first_turn_own_train: bool
-    engine_toes: int
-    result: TrainResult | None  # once the round is over
 
-    def _repr_svg_(self) -> str:
-        """The position as this seat sees it, as SVG (for notebooks; bones.render)."""
-        from .render.trains_svg import train_svg_of
-
-        return train_svg_of(self)
-
-    def points_after(self, move: object) -> int:
-        """What ``move`` scores now: nothing, in a train game (its penalties come at the
-        end of the round); as :meth:`bones.Observation.points_after` for the bots that
-        rank moves by it."""
-        return 0
-
-    def to_msgpack(self) -> bytes:
-        """This observation as msgpack: the array ``[1, "train_observation", seat, ...]``
-        of :data:`TRAIN_OBSERVATION_FIELDS` (docs/protocol.md, "The train observation").
-        What the protocol sends a bot of a train game; :meth:`from_msgpack` reads it."""
-        r = self.result
-        result = None
-        if r is not None:
-            result = {
-                "reason": r.reason,
-                "winners": list(r.winners),
-                "points": list(r.points),
-                "values": list(r.values),
-                "last_seat": r.last_seat,
-            }
-        return _PACKER.pack(
-            [
-                TRAIN_SCHEMA_VERSION,
-                TRAIN_KIND,
-                self.seat,
-                self.layout,
-                self.set_max,
-                self.engine,
-                self.players,
-                self.leader,
-                self.to_move,
-                list(self.hand),
-                list(self.hand_sizes),
-                self.stock_size,
-                [list(t) for t in self.trains],
-                self.pending,
-                [list(e) for e in self.open_ends],
-                [list(p) for p in self.placements],
-                [list(e) for e in self.log],
-                list(self.legal_moves),
-                self.zero_double,
-                self.first_turn_own_train,
-                self.engine_toes,
-                result,
-            ]
+def unpack_train_observation(data: object) -> dict[str, Any]:
+    """The fields of the train observation in ``data`` (:func:`pack_train_observation`'s
+    bytes) by name, checked field by field: sizes bounded by the set, types exact, numbers
+    in range, tiles and targets of the set and the layout, the log consistent with what
+    this seat may see.  ``hand`` and ``legal_moves`` are texts here (the core makes them
+    tiles and moves).  Anything else raises ValueError naming the field (never another
+    exception)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"a train observation is bytes, not {type(data).__name__}")
+    if len(data) > MAX_TRAIN_OBSERVATION_BYTES:
+        raise ValueError(
+            f"{len(data)} bytes is too long for a train observation "
+            f"(at most {MAX_TRAIN_OBSERVATION_BYTES})"
         )
-
-    @classmethod
-    def from_msgpack(cls, data: bytes) -> TrainObservation:
-        """The observation in ``data`` (:meth:`to_msgpack`'s bytes), checked field by
-        field: sizes bounded by the set, types exact, numbers in range, tiles and targets
-        of the set and the layout, the log consistent with what this seat may see.
-        Anything else raises ValueError naming the field (never another exception)."""
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise ValueError(f"a train observation is bytes, not {type(data).__name__}")
-        if len(data) > MAX_TRAIN_OBSERVATION_BYTES:
-            raise ValueError(
-                f"{len(data)} bytes is too long for a train observation "
-                f"(at most {MAX_TRAIN_OBSERVATION_BYTES})"
-            )
-        try:
-            obj = msgpack.unpackb(
-                bytes(data),
-                raw=False,
-                strict_map_key=True,
-                max_str_len=64,
-                max_bin_len=0,
-                max_array_len=4096,
-                max_map_len=8,
-                max_ext_len=0,
-            )
-        except Exception as exc:  # msgpack raises several unrelated types
-            raise ValueError(f"not a bones train observation: {exc}") from None
-        try:
-            return _decode(obj)
-        except _Bad as exc:
-            raise ValueError(f"corrupt bones train observation: {exc}") from None
+    try:
+        obj = msgpack.unpackb(
+            bytes(data),
+            raw=False,
+            strict_map_key=True,
+            max_str_len=64,
+            max_bin_len=0,
+            max_array_len=4096,
+            max_map_len=8,
+            max_ext_len=0,
+        )
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise ValueError(f"not a bones train observation: {exc}") from None
+    try:
+        return _decode(obj)
+    except _Bad as exc:
+        raise ValueError(f"corrupt bones train observation: {exc}") from None
 
 
-#: The msgpack schema of :class:`TrainObservation`: its version and kind (items 0 and 1).
+#: The msgpack schema of a train observation: its version and kind (items 0 and 1).
 TRAIN_SCHEMA_VERSION = 1
 TRAIN_KIND = "train_observation"
-#: The fields after the version and the kind, in msgpack order.
-TRAIN_OBSERVATION_FIELDS = tuple(f.name for f in fields(TrainObservation))
+#: The fields of a train observation (``bones.observation.TrainObservation``), in msgpack
+#: order after the version and the kind.
+TRAIN_OBSERVATION_FIELDS = (
+    "seat",
+    "layout",
+    "set_max",
+    "engine",
+    "players",
+    "leader",
+    "to_move",
+    "hand",
+    "hand_sizes",
+    "stock_size",
+    "trains",
+    "pending",
+    "open_ends",
+    "placements",
+    "log",
+    "legal_moves",
+    "zero_double",
+    "first_turn_own_train",
+    "engine_toes",
+    "result",
+)
 #: No train observation comes near this (a double-12 round's log is a few KiB).
 MAX_TRAIN_OBSERVATION_BYTES = 1 << 17
 
@@ -217,7 +200,7 @@ def _target(value: Any, what: str, layout: str, set_max: int, players: int) -> s
     return value
 
 
-def _decode(obj: Any) -> TrainObservation:
+def _decode(obj: Any) -> dict[str, Any]:
     n_fields = len(TRAIN_OBSERVATION_FIELDS)
     if type(obj) is not list or len(obj) < 2:
         raise _Bad(f"not an array of {n_fields + 2} items")
@@ -338,7 +321,7 @@ def _decode(obj: Any) -> TrainObservation:
         raise _Bad("first_turn_own_train must be a bool, and false in chicken_foot")
     if type(toes) is not int or toes not in (4, 6) or (toes != 4 and not chicken):
         raise _Bad("engine_toes must be 4 or 6 (4, the default, in the trains layout)")
-    return TrainObservation(
+    return dict(
         seat=seat,
         layout=layout,
         set_max=set_max,

@@ -647,6 +647,52 @@ def test_docs_example_plugin(tmp_path, monkeypatch, fresh_registry, plugin_autol
         sys.modules.pop("lightest_bot", None)
 
 
+def _follower_cases():
+    """(variant, players): every variant of the registry with 2 and 4 seats where it
+    allows them, and 8 in the train games."""
+    bones.registry.reset()
+    out = []
+    for name in bones.variants():
+        v = bones.variant(name)
+        wanted = (2, 4, 8) if v.base in ("trains", "chicken_foot") else (2, 4)
+        out += [(name, n) for n in wanted if n in v.players]
+    return out
+
+
+@pytest.mark.parametrize(("variant", "players"), _follower_cases())
+def test_docs_bot_for_every_game_plays_every_variant(tmp_path, monkeypatch, variant, players):
+    """docs/bots.md's one bot for every game, which reads ``observation.hand`` and the
+    legal moves' tiles, plays every built-in variant through the match runner without a
+    forfeit (issue 30)."""
+    from bones.match.runner import MatchConfig, run_match
+
+    doc = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    example = next(b for b in blocks if "class Follower" in b)
+    (tmp_path / "follower_bot.py").write_text(example, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "follower_bot", raising=False)
+    path = tmp_path / "m.jsonl"
+    config = MatchConfig(
+        bots=("follower", "random"),
+        variant=variant,
+        players=players,
+        games=2,
+        plugins=("follower_bot",),
+    )
+    try:
+        summary = run_match(config, path, jobs=1, progress=False)
+    finally:
+        sys.modules.pop("follower_bot", None)
+        bones.registry.reset()
+    games = [json.loads(line) for line in path.read_text().splitlines()]
+    games = [g for g in games if g.get("type") == "game"]
+    assert games and summary["played"] == len(games)
+    assert [g["forfeit"] for g in games] == [None] * len(games)
+    assert all(g.get("error") is None for g in games)
+    assert "follower" in {b["spec"] for b in summary["bots"]}
+
+
 def _fake_dist(site: Path, name: str, module: str, text: str) -> None:
     (site / f"{module}.py").write_text(text, encoding="utf-8")
     info = site / f"{name.replace('-', '_')}-1.0.dist-info"

@@ -745,7 +745,7 @@ def train_recorded():
 
 
 def test_every_field_of_every_train_frame_has_its_documented_type(train_recorded):
-    from bones.trains_records import TrainObservation
+    from bones.observation import TrainObservation
 
     documented = field_types()
     obs_fields = train_observation_types()
@@ -823,7 +823,7 @@ def test_the_train_grammar_reads_back_and_the_examples_hold():
 
 
 def test_the_documented_train_observation_is_a_real_one():
-    from bones.trains_records import TrainObservation
+    from bones.observation import TrainObservation
 
     block = section("The train observation").split("A real one, decoded")[1]
     listing = re.search(r"```text\n(.*?)```", block, re.S).group(1)

@@ -28,23 +28,33 @@ def test_the_shared_face(cls, tiles, top):
         for written in (text, f"{t.low}-{t.high}", f" {t.high}:{t.low} ", f"{t.low}|0{t.high}"):
             assert cls.parse(written) is t
         assert cls.parse(t) is t
-        assert hash(t) == t.index and t.pips == t.high + t.low and t.is_double == (t.high == t.low)
+        assert hash(t) == SetTile.parse(text).index  # one hash per pair of halves
+        assert t.pips == t.high + t.low and t.is_double == (t.high == t.low)
         assert pickle.loads(pickle.dumps(t)) is t and copy.deepcopy(t) is t
     assert tiles[0] < tiles[1] and not tiles[1] < tiles[0] and tiles[1] > tiles[0]
     assert len(set(tiles)) == len(tiles)
 
 
-def test_the_two_sets_never_mix():
+def test_one_tile_concept_for_every_set():
+    """A tile is its two halves: the double-six 6-4 is the double-12 set's 6-4 (issue 30),
+    though each set numbers its tiles its own way."""
     six, wide = Tile.parse("6-4"), SetTile.parse("6-4")
     assert str(six) == str(wide) and six.index != wide.index  # two numberings
-    assert six != wide and wide != six and not six == wide
-    assert SetTile.parse("1-0") != Tile.parse("1-0")  # even where the indices agree
-    assert SetTile.parse("1-0").index == Tile.parse("1-0").index == 1
-    with pytest.raises(TypeError):
-        six < wide  # noqa: B015
-    with pytest.raises(TypeError):
-        wide < six  # noqa: B015
-    assert len({six, wide}) == 2
+    assert six == wide and wide == six and not six != wide
+    assert hash(six) == hash(wide) and len({six, wide}) == 1 and {six: 1}[wide] == 1
+    assert Tile.parse("6-6") != SetTile.parse("6-5") and Tile.parse("1-0") != SetTile.parse("2-0")
+    assert SetTile.parse("6-4") in (Tile.parse("3-1"), Tile.parse("6-4"))
+    for a in TILES:  # the double-six tiles in the wide set, both ways
+        b = SetTile.parse(str(a))
+        assert a == b and hash(a) == hash(b)
+        for c in TILES:
+            assert (a < c) == (b < SetTile.parse(str(c))) == (a < SetTile.parse(str(c)))
+    assert Tile.parse("6-6") < SetTile.parse("7-0") or SetTile.parse("7-0") < Tile.parse("6-6")
+    assert sorted([SetTile.parse("12-0"), Tile.parse("1-1"), Tile.parse("0-0")]) == [
+        Tile.parse("0-0"),
+        SetTile.parse("12-0"),
+        Tile.parse("1-1"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from bones.core.trains import TrainMove, TrainRound
 from bones.core.trainsample import TrainSampler, public_of
 from bones.core.trainsearch import pimc
 from bones.game import Game
-from bones.trains_records import TrainObservation
+from bones.observation import TrainObservation
 
 VARIANTS = ("mexican-train", "chicken-foot")
 LAYOUTS = ("trains", "chicken_foot")

@@ -3,6 +3,8 @@ small hand-made positions, play/undo exactness, msgpack and hidden information."
 
 from __future__ import annotations
 
+import gc
+import pickle
 import random
 import re
 
@@ -686,18 +688,83 @@ def test_observation_shows_only_what_the_seat_may_know(layout):
             hidden |= {str(t) for t in r.stock}
             shown = set(TILE_RE.findall(repr(obs)))
             assert not shown & hidden
-            assert obs.hand == tuple(str(t) for t in r.hand(seat))
+            assert obs.hand == r.hand(seat)
+            assert all(type(t) is SetTile for t in obs.hand)
             assert obs.hand_sizes == r.hand_sizes and obs.stock_size == r.stock_size
             for kind, who, tile, _ in obs.log:
                 if kind == "draw":
                     assert (tile is not None) == (who == seat)
-            assert obs.legal_moves == (
-                tuple(str(m) for m in r.legal_moves) if r.to_move == seat else ()
-            )
-            assert "stock" not in {f for f in obs.__dataclass_fields__ if f != "stock_size"}
+            assert obs.legal_moves == (r.legal_moves if r.to_move == seat else ())
+            assert "stock" not in {f for f in obs.FIELDS if f != "stock_size"}
+            # nothing the view holds leads to another hand or the stock (gc's referents
+            # are every object it keeps, the shared log lists included)
+            reachable = [x for ref in gc.get_referents(obs) for x in (ref, *_items(ref))]
+            assert not set(TILE_RE.findall(repr(reachable))) & hidden
     with pytest.raises(ValueError, match="seat"):
         r.observation(4)
     assert all(tile is None for kind, _, tile, _ in r.log if kind == "draw")
+
+
+def _items(obj):
+    return (
+        [y for x in obj for y in (x, *(x if isinstance(x, tuple) else ()))]
+        if isinstance(obj, (list, tuple))
+        else []
+    )
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+def test_observation_keeps_its_moment(layout):
+    """A view is made in O(1) from log entries shared with the round; what it shows stays
+    what the seat saw when it was made, whatever the round does next (play, undo and a
+    different move), and equals a view made from scratch at that moment."""
+    r = TrainRound.deal(layout, players=3, seed=5)
+    rng = random.Random(2)
+    views = []
+    for _ in range(40):
+        if r.is_over:
+            break
+        seat = r.to_move
+        obs = r.observation(seat)
+        fresh = TrainRound.from_msgpack(r.to_msgpack()).observation(seat)
+        views.append((obs, fresh.to_msgpack(), fresh))
+        r.play(rng.randrange(len(r.legal_moves)))
+        if rng.random() < 0.3:
+            r.undo()
+            r.play(rng.randrange(len(r.legal_moves)))
+    for obs, packed, fresh in views:
+        assert obs.to_msgpack() == packed and obs == fresh and hash(obs) == hash(fresh)
+        assert obs.legal_moves and obs.legal_moves[0].tile in obs.hand
+
+
+def test_a_train_observation_is_made_by_the_round_or_from_its_fields():
+    from bones.core.trains import TrainSeatView
+    from bones.observation import TrainObservation
+
+    for cls in (TrainSeatView, TrainObservation):
+        with pytest.raises(TypeError, match="observation"):
+            cls.__new__(cls)
+        with pytest.raises(TypeError, match="observation"):
+            cls.__new__(cls, object())
+    r = TrainRound.deal("trains", players=3, seed=4)
+    r.play(0)
+    obs = r.observation(r.to_move)
+    fields = {name: getattr(obs, name) for name in obs.FIELDS}
+    again = TrainObservation(**fields)
+    assert again == obs and again.to_msgpack() == obs.to_msgpack() and hash(again) == hash(obs)
+    assert pickle.loads(pickle.dumps(obs)) == obs and repr(obs).startswith("TrainObservation(")
+    with pytest.raises(TypeError, match="set once"):
+        obs._give(**fields)
+    with pytest.raises(TypeError, match="set once"):
+        again._give(**fields)
+    with pytest.raises(TypeError, match="missing"):
+        TrainObservation(seat=0)
+    with pytest.raises(TypeError, match="unknown"):
+        TrainObservation(**fields, stock=())
+    with pytest.raises(OverflowError):
+        TrainObservation(**{**fields, "seat": 300})
+    with pytest.raises(ValueError):
+        TrainObservation(**{**fields, "layout": "spiral"})
 
 
 def test_observation_is_frozen():
@@ -745,3 +812,20 @@ def test_playouts_stay_within_the_bounds_with_long_stocks(layout, set_max, playe
     res = random_playouts(layout, set_max, players, hand_size, 200, seed=set_max)
     assert res["max_events"] <= 994  # trainstate.pyx derives this bound
     assert res["plies"] <= 200 * 90
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+def test_scores_add_the_penalties_once_the_round_is_over(layout):
+    """As ``bones.Round.scores``: the score before the round plus what it scored so far, so
+    the penalties once the round is over (issue 30: they stayed the dealt scores)."""
+    dealt = (5, 0, 120)
+    r = TrainRound.deal(layout, players=3, seed=8, scores=dealt)
+    rng = random.Random(1)
+    while not r.is_over:
+        assert r.scores == dealt
+        r.play(rng.randrange(len(r.legal_moves)))
+    points = r.result.points
+    assert any(points) and r.scores == tuple(s + p for s, p in zip(dealt, points, strict=True))
+    assert TrainRound.from_msgpack(r.to_msgpack()).scores == r.scores
+    r.undo()
+    assert r.scores == dealt

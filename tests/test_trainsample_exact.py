@@ -13,7 +13,7 @@ from scipy.stats import chisquare
 
 from bones.core.trains import TrainRound
 from bones.core.trainsample import TrainSampler
-from bones.trains_records import TrainObservation
+from bones.observation import TrainObservation
 
 
 def replay(obs: TrainObservation, hands, stock) -> TrainObservation:
@@ -162,7 +162,7 @@ def obs_high(obs: TrainObservation) -> list[str]:
     """The tiles with a 5 or a 6 that seat 0 neither holds nor placed."""
     placed = {t for _, t, _ in obs.placements}
     return [f"{a}-{b}" for a in (5, 6) for b in range(a + 1)
-            if (a, b) != (6, 6) and f"{a}-{b}" not in obs.hand
+            if (a, b) != (6, 6) and f"{a}-{b}" not in {str(t) for t in obs.hand}
             and f"{a}-{b}" not in placed]  # fmt: skip
 
 

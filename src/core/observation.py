@@ -1,7 +1,9 @@
-"""What one seat may know of a round, as one object that also travels as msgpack.
+"""What one seat may know of a round, as one object that also travels as msgpack: the
+double-six games' :class:`Observation` and the train games' :class:`TrainObservation`.
 
-In the core (issue 25), since ``Round.observation`` and the sampler build one; its public
-name is ``bones.observation.Observation`` (re-exported there)."""
+In the core (issue 25), since ``Round.observation`` and the sampler build one; the public
+names are ``bones.observation.Observation`` and ``bones.observation.TrainObservation``
+(re-exported there)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,18 @@ import msgpack
 
 from ..records import Event, Placement, unpack_message
 from ..registry import variant as lookup_variant
+from ..trains_records import (
+    TRAIN_OBSERVATION_FIELDS,
+    pack_train_observation,
+    unpack_train_observation,
+)
 from .moves import END_NAMES, Move
 from .round import Round, layout_geometry, points_after, pre_geometry_options
 from .rules import compile_rules
 from .seatview import SeatView
 from .tiles import Tile
+from .trains import TrainMove, TrainSeatView
+from .wideset import SetTile
 
 SCHEMA_VERSION = 3  # 2: without opening, 1: without closed_ends either (both still read)
 
@@ -261,7 +270,7 @@ class Observation(SeatView):
         if isinstance(obj, list) and obj[1:2] == ["train_observation"]:
             raise ValueError(
                 "a train game's observation (kind 'train_observation'), not a double-six "
-                "one: read it with bones.trains_records.TrainObservation.from_msgpack"
+                "one: read it with bones.observation.TrainObservation.from_msgpack"
             )
         if (
             not isinstance(obj, list)
@@ -449,3 +458,78 @@ def _decode(cls: type[Observation], obj: list[Any]) -> Observation:
     except ValueError as exc:
         raise _Corrupt(str(exc)) from None
     return obs
+
+
+class TrainObservation(TrainSeatView):
+    """What ``seat`` may know of a train round (Mexican Train, Chicken Foot): its own hand,
+    everyone's hand sizes, the stock's size (not its order), the public layout and the
+    round's log, in which only this seat's own draws show the tile drawn.  Made by
+    ``TrainRound.observation(seat)`` in O(1) (the fields live in the compiled base class
+    and are made when first read), or from its fields (``TrainObservation(seat=...,
+    ...)``, every field of :data:`bones.trains_records.TRAIN_OBSERVATION_FIELDS` by name).
+
+    As in :class:`Observation`, ``hand`` holds tiles (:class:`bones.core.wideset.SetTile`,
+    the type of ``legal_moves[i].tile``) and ``legal_moves`` the moves (``TrainMove``) that
+    ``choose`` gets; ``str()`` of either is its text.  docs/bots.md lists the fields.
+    """
+
+    __slots__ = ()
+
+    #: The fields, in msgpack order.
+    FIELDS = TRAIN_OBSERVATION_FIELDS
+
+    def __init__(self, **fields: Any) -> None:
+        if set(fields) != set(TRAIN_OBSERVATION_FIELDS):
+            missing = sorted(set(TRAIN_OBSERVATION_FIELDS) - set(fields))
+            extra = sorted(set(fields) - set(TRAIN_OBSERVATION_FIELDS))
+            raise TypeError(
+                f"TrainObservation: give every field by name (missing {missing}, unknown {extra})"
+            )
+        self._give(**fields)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in TRAIN_OBSERVATION_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TrainObservation):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in TRAIN_OBSERVATION_FIELDS)
+        return f"TrainObservation({inner})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (TrainObservation.from_msgpack, (self.to_msgpack(),))
+
+    def _repr_svg_(self) -> str:
+        """The position as this seat sees it, as SVG (for notebooks; bones.render)."""
+        from ..render.trains_svg import train_svg_of
+
+        return train_svg_of(self)
+
+    def points_after(self, move: object) -> int:
+        """What ``move`` scores now: nothing, in a train game (its penalties come at the
+        end of the round); as :meth:`Observation.points_after` for the bots that rank
+        moves by it."""
+        return 0
+
+    def to_msgpack(self) -> bytes:
+        """This observation as msgpack: the array ``[1, "train_observation", seat, ...]``
+        of :data:`bones.trains_records.TRAIN_OBSERVATION_FIELDS` (docs/protocol.md, "The
+        train observation"), tiles and moves as their text.  What the protocol sends a bot
+        of a train game; :meth:`from_msgpack` reads it."""
+        return pack_train_observation(self)
+
+    @classmethod
+    def from_msgpack(cls, data: bytes) -> TrainObservation:
+        """The observation in ``data`` (:meth:`to_msgpack`'s bytes), checked field by field
+        (:func:`bones.trains_records.unpack_train_observation`); anything else raises
+        ValueError naming the field (never another exception)."""
+        fields = unpack_train_observation(data)
+        fields["hand"] = tuple(SetTile.parse(t) for t in fields["hand"])
+        fields["legal_moves"] = tuple(TrainMove.parse(m) for m in fields["legal_moves"])
+        return cls(**fields)

@@ -450,7 +450,7 @@ cdef object _play_other(round, bots):
             break
         seat = round.to_move
         observation = round.observation(seat)
-        legal = tuple(round.legal_moves)
+        legal = observation.legal_moves  # the very tuple the observation holds
         move = _hook(seat, seats[seat], CHOOSE, (observation, legal))
         if not legal or type(move) is not type(legal[0]) or move not in legal:
             raise _BotError(

@@ -1,8 +1,8 @@
 from typing import Any
 
 class TileFace:
-    """What a tile shows to Python, shared by :class:`Tile` and ``SetTile``; a tile equals
-    and orders only against tiles of its own class."""
+    """What a tile shows to Python, shared by :class:`Tile` and ``SetTile``: a tile is its
+    two halves, so ``Tile.parse('6-4') == SetTile.parse('6-4')`` (one hash, one order)."""
 
     @property
     def index(self) -> int: ...
@@ -23,7 +23,7 @@ class Tile(TileFace):
 
     @staticmethod
     def parse(text: Tile | str) -> Tile: ...
-    def __lt__(self, other: Tile) -> bool: ...
+    def __lt__(self, other: TileFace) -> bool: ...
 
 TILES: tuple[Tile, ...]
 

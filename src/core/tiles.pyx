@@ -8,8 +8,10 @@ from libc.stdint cimport uint32_t
 cdef class TileFace:
     """What a tile shows to Python, shared by the double-six :class:`Tile` and the train
     games' ``SetTile`` (``bones.core.wideset``): its halves, text, hash, pickling and an
-    order by ``index``.  Each set numbers its tiles its own way, so a tile equals and
-    orders only against tiles of its own class (``Tile.parse('6-4') != SetTile.parse('6-4')``).
+    order.  A tile is its two halves, whatever set it comes from: the double-six ``6-4``
+    equals the double-12 set's ``6-4`` (``Tile.parse('6-4') == SetTile.parse('6-4')``, one
+    hash), and tiles order by (low half, high half), the order of every set's ``index``.
+    ``index`` itself is the tile's place in its own set's numbering.
 
     Tiles are made only by their module (``make_tile``); a class says how in ``_how``.
     """
@@ -41,16 +43,16 @@ cdef class TileFace:
         return f"{type(self).__name__}.parse('{self.high}-{self.low}')"
 
     def __hash__(self):
-        return self.index
+        return _key(self)
 
     def __eq__(self, other):
-        if type(other) is type(self):
-            return self.index == (<TileFace>other).index
+        if isinstance(other, TileFace):
+            return _key(self) == _key(<TileFace>other)
         return NotImplemented
 
     def __lt__(self, other):
-        if type(other) is type(self):
-            return self.index < (<TileFace>other).index
+        if isinstance(other, TileFace):
+            return _key(self) < _key(<TileFace>other)
         return NotImplemented
 
     def __reduce__(self):
@@ -75,6 +77,12 @@ cdef class Tile(TileFace):
 
 
 cdef object _NEW = object()   # the token that lets make_tile construct tiles
+
+
+cdef inline int _key(TileFace t) noexcept:
+    """The tile's place in the double-12 order (0-0, 0-1, ..., 0-12, 1-1, ...): one number
+    per pair of halves, whatever the set, in the order of every set's own ``index``."""
+    return t.low * 13 - t.low * (t.low - 1) // 2 + (t.high - t.low)
 
 
 cdef TileFace make_tile(type cls, int index, int low, int high):

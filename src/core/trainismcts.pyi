@@ -1,6 +1,6 @@
 from collections.abc import Sequence
 
-from ..trains_records import TrainObservation
+from .observation import TrainObservation
 from .trains import TrainMove
 
 def choose(

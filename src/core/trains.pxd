@@ -1,9 +1,57 @@
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t
+
 from bones.core.trainstate cimport TrainState
+from bones.core.wideset cimport W128
 
 
 cdef class TrainMove:
     cdef readonly int code       # tile | target << 7 | TR_CF_BIT for an anchor target
     cdef str _text               # the canonical text, made on first use (moves are shared)
+
+
+# What one seat sees of a train round at one moment: plain C values, copied in O(1) (no
+# log, no other hand: the log is shared, see TrainRound._pub).
+ctypedef struct TrainSnap:
+    uint8_t layout               # TrainLayout
+    uint8_t set_max              # N of the double-N set
+    uint8_t engine               # the engine double's number
+    uint8_t players              # 2..8
+    uint8_t leader               # the seat that moved first
+    uint8_t zero_double          # what 0-0 counts (0 or 50)
+    uint8_t first_turn_own       # trains: the first-turn rule is on
+    uint8_t engine_toes          # chicken foot: 4 or 6
+    uint8_t seat                 # the seat that sees
+    uint8_t status               # TrainStatus
+    uint8_t to_move              # the seat to move (while playing)
+    uint8_t stock_size           # tiles left in the boneyard
+    int8_t pending               # as TrainState.pending
+    uint16_t public              # trains: the marker bits
+    W128 hand                    # the seat's own tiles
+    uint8_t sizes[8]             # tiles held, per seat
+    uint8_t train_open[9]        # trains: each train's open number
+    uint8_t train_len[9]         # trains: tiles on each train
+    W128 ends_by[13]             # chicken: per number, the tiles whose free end shows it
+    int32_t n_events             # the log's length
+    int32_t n_placed             # placements so far
+    int32_t n_own                # the seat's own draws so far
+
+
+cdef class TrainSeatView:
+    cdef TrainSnap v             # the seat's view when it was made (from a round)
+    cdef bint given              # made from given fields (a decoded message), not a round
+    cdef list _pub               # a round's public log entries: the first v.n_events are ours
+    cdef list _own               # (log index, entry) of this seat's own draws: first v.n_own
+    cdef list _placed            # a round's (seat, tile, target): the first v.n_placed
+    cdef object _to_move         # the seat to move, or None
+    cdef object _pending         # the pending target's text, or None
+    cdef object _result          # the TrainResult, or None
+    cdef object _legal           # tuple of TrainMove: the legal moves (the seat to move's)
+    cdef object _hand            # tuple of SetTile, made on first use
+    cdef object _hand_sizes      # tuple of int, made on first use
+    cdef object _trains          # trains' (open, tiles, public), made on first use
+    cdef object _open_ends       # (target, number) pairs, made on first use
+    cdef object _placements      # tuple of (seat, tile, target), made on first use
+    cdef object _log             # tuple of TrainEvent, made on first use
 
 
 cdef class TrainRound:
@@ -12,8 +60,13 @@ cdef class TrainRound:
     cdef str _variant            # the registered variant it was dealt for (None: built-in)
     cdef tuple _scores           # per seat, the game scores before the round
     cdef dict _options           # the variant's options as given when it was dealt
+    cdef list _pub               # the public log entries made so far (shared with views)
+    cdef list _own               # per seat, (index, entry) of its own draws (shared)
+    cdef list _placed            # (seat, tile, target) of the placements made so far (shared)
 
-    cdef tuple _events(self, int viewer, bint as_events=*)
+    cdef int _check(self) except -1  # TypeError for a round not made by this module
+    cdef tuple _events(self)
+    cdef void _sync(self) except *
     cdef void _bind(self, object variant, object scores, object options) except *
 
 

@@ -22,8 +22,10 @@ reads it so (each also in docs/trains.md):
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 import msgpack
@@ -43,7 +45,7 @@ from bones.core.wideset cimport (
 
 from bones.errors import IllegalMove, OptionError
 from bones.records import Event
-from bones.trains_records import TrainObservation, TrainResult
+from bones.trains_records import TrainResult
 from bones.variant import STANDARD_HANDS  # the one table of default hand sizes
 
 SCHEMA = "bones.trainround"
@@ -58,8 +60,10 @@ DEFAULT_ENGINE_TOES = 4
 
 cdef object _NEW = object()  # the token that lets this module construct rounds and moves
 cdef int _MAX_BYTES = 1 << 14  # no round's msgpack comes near this (about 400 bytes)
-cdef dict _MOVES = {}          # interned TrainMove objects by code
-cdef tuple _KINDS = ("place", "draw", "pass")
+cdef list _MOVES = [None] * (TR_CF_BIT << 1)  # interned TrainMove objects by code (15 bits)
+cdef tuple _TEXTS = tuple([str(wide_tile(t)) for t in range(91)])  # tile texts, made once
+cdef tuple _TRAIN_NAMES = tuple([f"P{t}" for t in range(8)] + ["M"])  # trains targets
+cdef type _observation_class = None  # bones.core.observation.TrainObservation, on first use
 _PACKER = msgpack.Packer(use_bin_type=True)
 
 
@@ -68,8 +72,8 @@ _PACKER = msgpack.Packer(use_bin_type=True)
 cdef str _target_text(int code):
     cdef int target = move_target(code)
     if code & TR_CF_BIT:
-        return str(wide_tile(target))
-    return "M" if target == TR_MEXICAN else f"P{target}"
+        return <str>_TEXTS[target]
+    return <str>_TRAIN_NAMES[target]
 
 
 cdef class TrainMove:
@@ -86,8 +90,10 @@ cdef class TrainMove:
 
     @staticmethod
     def parse(object text):
-        """The move written ``text``; TypeError for a non-str, ValueError for a str that
-        is not a train move."""
+        """The move written ``text`` (a TrainMove as is); TypeError for anything else
+        but a str, ValueError for a str that is not a train move."""
+        if isinstance(text, TrainMove):
+            return text
         if not isinstance(text, str):
             raise TypeError(f"TrainMove.parse takes the text of a move, not "
                             f"{type(text).__name__}")
@@ -132,8 +138,20 @@ cdef class TrainMove:
         return (TrainMove.parse, (str(self),))
 
 
+cdef tuple _legal_of(const TrainState* st):
+    """The legal moves of st's seat to move, as interned TrainMoves."""
+    cdef tuple out = PyTuple_New(st.n_moves)
+    cdef object m
+    cdef int i
+    for i in range(st.n_moves):
+        m = _move_of(st.moves[i])
+        Py_INCREF(m)
+        PyTuple_SET_ITEM(out, i, m)
+    return out
+
+
 cdef TrainMove _move_of(int code):
-    cdef TrainMove m = _MOVES.get(code)
+    cdef TrainMove m = _MOVES[code & (TR_CF_BIT << 1) - 1]  # codes are 15 bits
     if m is None:
         m = TrainMove.__new__(TrainMove, _NEW)
         m.code = code
@@ -281,6 +299,9 @@ cdef class TrainRound:
         if self.st is NULL:
             raise MemoryError()
         memset(self.st, 0, sizeof(TrainState))
+        self._pub = []
+        self._own = [[] for _ in range(8)]
+        self._placed = []
 
     def __dealloc__(self):
         PyMem_Free(self.st)
@@ -400,10 +421,14 @@ cdef class TrainRound:
 
     @property
     def scores(self):
-        """Per seat, the game scores the round was dealt with (penalties are added by the
-        game once the round is over)."""
+        """Per seat, the game score before the round plus what this round scored so far
+        (as :attr:`bones.Round.scores`): the scores it was dealt with while it is played,
+        plus each seat's penalty (``result.points``) once it is over."""
         self._check()
-        return self._scores
+        if self.st.status == TR_PLAYING:
+            return self._scores
+        return tuple([self._scores[i] + ts_penalty(self.st, i)
+                      for i in range(self.st.players)])
 
     def hand_pips(self, seat):
         """The pips in ``seat``'s hand (0-0 counts 0; see ``result.penalties``)."""
@@ -420,7 +445,7 @@ cdef class TrainRound:
     def legal_moves(self):
         """The legal moves of the seat to move, in the core's order (() once over)."""
         self._check()
-        return tuple([_move_of(self.st.moves[i]) for i in range(self.st.n_moves)])
+        return _legal_of(self.st)
 
     def play(self, move):
         """Make ``move`` (a TrainMove, its text, or an index into ``legal_moves``) for the
@@ -471,7 +496,13 @@ cdef class TrainRound:
         if self.st.n_plies == 0:
             raise IndexError("undo: no move has been played")
         cdef int code = self.st.plies[self.st.n_plies - 1].move
+        cdef int n
         ts_undo(self.st)
+        n = self.st.n_events
+        if len(self._pub) > n:  # new lists: the views made before keep the old ones whole
+            self._pub = self._pub[:n]
+            self._placed = self._placed[:self.st.n_plies]
+            self._own = [[d for d in own if d[0] < n] for own in self._own]
         return _move_of(code)
 
     def copy(self):
@@ -491,9 +522,10 @@ cdef class TrainRound:
     def __deepcopy__(self, memo):
         return self.copy()
 
-    def _check(self):
+    cdef int _check(self) except -1:
         if self.st is NULL or self.st.players == 0:  # not made by this module
             raise TypeError("this TrainRound was not made by deal, from_deal or from_msgpack")
+        return 0
 
     # --- what the engine knows ---------------------------------------------------------
 
@@ -604,127 +636,123 @@ cdef class TrainRound:
     def log(self):
         """Every placement, draw and pass in order as ``(kind, seat, tile, target)``;
         drawn tiles are hidden (None): see ``log_of``."""
-        return self._events(-1)
+        self._check()
+        self._sync()
+        return tuple(self._pub)
 
     def log_of(self, seat):
         """``log`` as ``seat`` sees it: its own draws show the tile drawn."""
         self._check()
-        return self._events(_seat(seat, self.st.players, "seat"))
+        cdef int s = _seat(seat, self.st.players, "seat")
+        self._sync()
+        return _merged(self._pub, self.st.n_events, self._own[s], len(self._own[s]))
 
     @property
     def events(self):
         """The public events, as :attr:`bones.Round.events` gives them: ``Event("play",
         seat, move)``, ``Event("draw", seat, count=1)`` (the tile unseen) and
         ``Event("pass", seat)``."""
-        return self._events(-1, True)
+        return self._events()
 
-    cdef tuple _events(self, int viewer, bint as_events=False):
-        """The round's events in order: ``bones.Event``s, or the log's tuples as
-        ``viewer`` sees them (its own draws show the tile)."""
+    cdef tuple _events(self):
+        """The round's events in order, as ``bones.Event``s."""
         cdef const TEvent* e
-        cdef TrainMove m
         cdef int i
         out = []
         for i in range(self.st.n_events):
             e = &self.st.events[i]
             if e.kind == EV_PLACE:
-                m = _move_of(e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0))
-                out.append(Event("play", e.seat, m) if as_events
-                           else ("place", e.seat, str(m.tile), m.target))
+                out.append(Event("play", e.seat, _move_of(
+                    e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0))))
             elif e.kind == EV_DRAW:
-                out.append(Event("draw", e.seat, None, 1) if as_events
-                           else ("draw", e.seat,
-                                 str(wide_tile(e.tile)) if e.seat == viewer else None, None))
+                out.append(Event("draw", e.seat, None, 1))
             else:
-                out.append(Event("pass", e.seat) if as_events else ("pass", e.seat, None, None))
+                out.append(Event("pass", e.seat))
         return tuple(out)
+
+    cdef void _sync(self) except *:
+        """Bring the shared log lists (``_pub``, ``_own``, ``_placed``) up to the round's
+        events, each event made into its entry once.  They are only appended to (``undo``
+        gives the round new ones), so a seat's view keeps its prefix of them: a view costs
+        O(1) however long the log."""
+        cdef const TEvent* e
+        cdef int i = len(self._pub), code
+        while i < self.st.n_events:
+            e = &self.st.events[i]
+            if e.kind == EV_PLACE:
+                code = e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0)
+                tile = _TEXTS[e.tile]
+                target = _target_text(code)
+                self._pub.append(("place", e.seat, tile, target))
+                self._placed.append((e.seat, tile, target))
+            elif e.kind == EV_DRAW:
+                self._pub.append(("draw", e.seat, None, None))
+                (<list>self._own[e.seat]).append((i, ("draw", e.seat, _TEXTS[e.tile], None)))
+            else:
+                self._pub.append(("pass", e.seat, None, None))
+            i += 1
 
     @property
     def placements(self):
         """``(seat, tile, target)`` of every tile placed, in play order."""
-        return tuple([(seat, tile, target) for kind, seat, tile, target in self.log
-                      if kind == "place"])
+        self._check()
+        self._sync()
+        return tuple(self._placed)
 
     @property
     def trains(self):
         """Trains layout: per train (P0, P1, ..., then M) ``(open number, tiles, public)``;
         () in Chicken Foot."""
-        if self.st.layout != LAYOUT_TRAINS:
-            return ()
-        out = [(self.st.train_open[i], self.st.train_len[i], bool(self.st.public >> i & 1))
-               for i in range(self.st.players)]
-        out.append((self.st.train_open[TR_MEXICAN], self.st.train_len[TR_MEXICAN], True))
-        return tuple(out)
+        cdef TrainSnap v
+        _snap(self.st, self.st.to_move, &v)
+        return _trains_of(&v)
 
     @property
     def pending(self):
         """The target of the double that must be satisfied (Mexican Train: ``"M"``,
         ``"P1"``) or whose toes are due (Chicken Foot: ``"9-9"``), else None."""
-        if self.st.pending < 0:
-            return None
-        if self.st.layout == LAYOUT_TRAINS:
-            return _target_text(self.st.pending << 7)
-        return str(wide_tile(self.st.pending))
+        return _pending_of(self.st.layout, self.st.pending)
 
     @property
     def open_ends(self):
         """``(target, open number)`` of every target the seat to move may place on now,
         whatever its hand holds (markers, the pending double and first_turn_own_train
         applied); () once the round is over."""
-        cdef int seat = self.st.to_move, t, v
-        cdef W128 ends
-        if self.st.status != TR_PLAYING:
-            return ()
-        out = []
-        if self.st.layout == LAYOUT_TRAINS:
-            first_only = self.st.first_turn_own and self.st.train_len[seat] == 0
-            if self.st.pending >= 0:
-                targets = [] if first_only and self.st.pending != seat \
-                    else [self.st.pending]
-            elif first_only:
-                targets = [seat]
-            else:
-                targets = [t for t in range(self.st.players)
-                           if t == seat or self.st.public >> t & 1] + [TR_MEXICAN]
-            return tuple([(_target_text(t << 7), self.st.train_open[t]) for t in targets])
-        if self.st.pending >= 0:
-            return ((str(wide_tile(self.st.pending)), WIDE_LO[self.st.pending]),)
-        for v in range(self.st.set_max + 1):
-            ends = self.st.ends_by[v]
-            while w_any(ends):
-                out.append((w_first(ends), v))
-                ends = w_rest(ends)
-        out.sort()
-        return tuple([(str(wide_tile(t)), v) for t, v in out])
+        cdef TrainSnap v
+        _snap(self.st, self.st.to_move, &v)
+        return _open_ends_of(&v)
 
     def observation(self, seat):
-        """What ``seat`` may know (a TrainObservation): its own hand, the hand sizes, the
-        stock's size, the public layout and events (its own draws visible)."""
-        self._check()
-        cdef int s = _seat(seat, self.st.players, "seat")
-        mover = self.st.to_move == s and self.st.status == TR_PLAYING
-        return TrainObservation(
-            seat=s,
-            layout=self.layout_name,
-            set_max=self.st.set_max,
-            engine=self.st.engine,
-            players=self.st.players,
-            leader=self.st.leader,
-            to_move=self.to_move,
-            hand=tuple([str(t) for t in _tiles(self.st.hand[s])]),
-            hand_sizes=self.hand_sizes,
-            stock_size=self.stock_size,
-            trains=self.trains,
-            pending=self.pending,
-            open_ends=self.open_ends,
-            placements=self.placements,
-            log=self._events(s),
-            legal_moves=tuple([str(m) for m in self.legal_moves]) if mover else (),
-            zero_double=self.st.zero_double,
-            first_turn_own_train=bool(self.st.first_turn_own),
-            engine_toes=self.st.engine_toes,
-            result=self.result,
-        )
+        """What ``seat`` may know (a :class:`bones.observation.TrainObservation`): its own
+        hand, the hand sizes, the stock's size, the public layout and events (its own draws
+        visible).  It costs O(1): the log's entries are shared with the round, and what is
+        made from them is made when first read."""
+        global _observation_class
+        if self.st.players == 0:
+            self._check()
+        cdef int s = seat if type(seat) is int and 0 <= seat < self.st.players \
+            else _seat(seat, self.st.players, "seat")
+        cdef TrainSeatView o
+        if _observation_class is None:
+            from bones.core.observation import TrainObservation
+            _observation_class = TrainObservation
+        if len(self._pub) < self.st.n_events:
+            self._sync()
+        o = <TrainSeatView>_observation_class.__new__(_observation_class, _NEW)
+        _snap(self.st, s, &o.v)
+        o.v.n_own = len(self._own[s])
+        o._pub = self._pub
+        o._own = self._own[s]
+        o._placed = self._placed
+        if self.st.pending >= 0:
+            o._pending = _pending_of(self.st.layout, self.st.pending)
+        if self.st.status == TR_PLAYING:
+            o._to_move = self.st.to_move
+            o._legal = _legal_of(self.st) if self.st.to_move == s else ()
+        else:
+            o._result = self.result
+            o._legal = ()
+        return o
 
     # --- serialisation -------------------------------------------------------------------
 
@@ -871,6 +899,251 @@ cdef tuple _tiles(W128 m):
         out.append(wide_tile(w_first(m)))
         m = w_rest(m)
     return tuple(out)
+
+
+# --- what one seat sees ------------------------------------------------------------------
+
+cdef void _snap(const TrainState* st, int seat, TrainSnap* v) noexcept nogil:
+    """The plain values of ``seat``'s view of st (no log, no other hand) into v."""
+    cdef int i
+    v.layout = st.layout
+    v.set_max = st.set_max
+    v.engine = st.engine
+    v.players = st.players
+    v.leader = st.leader
+    v.zero_double = st.zero_double
+    v.first_turn_own = st.first_turn_own
+    v.engine_toes = st.engine_toes
+    v.seat = seat
+    v.status = st.status
+    v.to_move = st.to_move
+    v.stock_size = st.stock_len - st.stock_top
+    v.pending = st.pending
+    v.public = st.public
+    v.hand = st.hand[seat]
+    for i in range(st.players):
+        v.sizes[i] = w_count(st.hand[i])
+    memcpy(v.train_open, st.train_open, sizeof(v.train_open))
+    memcpy(v.train_len, st.train_len, sizeof(v.train_len))
+    if st.layout == LAYOUT_CHICKEN:
+        memcpy(v.ends_by, st.ends_by, sizeof(v.ends_by))
+    v.n_events = st.n_events
+    v.n_placed = st.n_plies
+    v.n_own = 0
+
+
+cdef tuple _trains_of(const TrainSnap* v):
+    """Trains layout: per train (P0, ..., then M) ``(open number, tiles, public)``."""
+    cdef int i
+    if v.layout != LAYOUT_TRAINS:
+        return ()
+    out = [(v.train_open[i], v.train_len[i], bool(v.public >> i & 1))
+           for i in range(v.players)]
+    out.append((v.train_open[TR_MEXICAN], v.train_len[TR_MEXICAN], True))
+    return tuple(out)
+
+
+cdef object _pending_of(int layout, int pending):
+    if pending < 0:
+        return None
+    if layout == LAYOUT_TRAINS:
+        return _TRAIN_NAMES[pending]
+    return _TEXTS[pending]
+
+
+cdef tuple _open_ends_of(const TrainSnap* v):
+    """The targets open to the seat to move in v (see ``TrainRound.open_ends``)."""
+    cdef int seat = v.to_move, t, val
+    cdef W128 ends
+    if v.status != TR_PLAYING:
+        return ()
+    if v.layout == LAYOUT_TRAINS:
+        first_only = v.first_turn_own and v.train_len[seat] == 0
+        if v.pending >= 0:
+            targets = [] if first_only and v.pending != seat else [v.pending]
+        elif first_only:
+            targets = [seat]
+        else:
+            targets = [t for t in range(v.players) if t == seat or v.public >> t & 1]
+            targets.append(TR_MEXICAN)
+        return tuple([(_TRAIN_NAMES[t], v.train_open[t]) for t in targets])
+    if v.pending >= 0:
+        return ((_TEXTS[v.pending], WIDE_LO[v.pending]),)
+    out = []
+    for val in range(v.set_max + 1):
+        ends = v.ends_by[val]
+        while w_any(ends):
+            out.append((w_first(ends), val))
+            ends = w_rest(ends)
+    out.sort()
+    return tuple([(_TEXTS[t], val) for t, val in out])
+
+
+cdef tuple _merged(list pub, Py_ssize_t n, list own, Py_ssize_t n_own):
+    """The first n public log entries with the first n_own of a seat's own draws (log
+    index, entry) in their places."""
+    cdef Py_ssize_t k
+    out = pub[:n]
+    for k in range(n_own):
+        i, entry = own[k]
+        out[i] = entry
+    return tuple(out)
+
+
+cdef class TrainSeatView:
+    """The fields of what one seat may know of a train round, as a compiled base class:
+    ``TrainRound.observation`` copies a few plain values (O(1)), and each tuple is made from
+    them when first read.  :class:`bones.observation.TrainObservation` adds the methods;
+    docs/bots.md lists the fields."""
+
+    def __cinit__(self, *args, **fields):
+        # Made by TrainRound.observation (with the token) or from its fields by name
+        # (TrainObservation(seat=..., ...)): an empty view from __new__ would show a round
+        # that never was.
+        if not fields and (len(args) != 1 or args[0] is not _NEW):
+            raise TypeError("use round.observation(seat), TrainObservation.from_msgpack(b) "
+                            "or TrainObservation(**fields)")
+
+    def _give(self, seat, layout, set_max, engine, players, leader, to_move, hand,
+              hand_sizes, stock_size, trains, pending, open_ends, placements, log,
+              legal_moves, zero_double, first_turn_own_train, engine_toes, result):
+        """Set every field as given (a decoded message; the decoder checked them)."""
+        if self.given or self._pub is not None:
+            raise TypeError("a TrainObservation's fields are set once")
+        self.given = True
+        self.v.seat = seat
+        self.v.layout = LAYOUTS.index(layout)
+        self.v.set_max = set_max
+        self.v.engine = engine
+        self.v.players = players
+        self.v.leader = leader
+        self.v.stock_size = stock_size
+        self.v.zero_double = zero_double
+        self.v.first_turn_own = first_turn_own_train
+        self.v.engine_toes = engine_toes
+        self._to_move = to_move
+        self._hand = tuple(hand)
+        self._hand_sizes = tuple(hand_sizes)
+        self._trains = tuple(trains)
+        self._pending = pending
+        self._open_ends = tuple(open_ends)
+        self._placements = tuple(placements)
+        self._log = tuple(log)
+        self._legal = tuple(legal_moves)
+        self._result = result
+
+    @property
+    def seat(self):
+        """The seat this view belongs to."""
+        return self.v.seat
+
+    @property
+    def layout(self):
+        """``"trains"`` (Mexican Train) or ``"chicken_foot"``."""
+        return LAYOUTS[self.v.layout]
+
+    @property
+    def set_max(self):
+        """N of the double-N set (6, 9 or 12)."""
+        return self.v.set_max
+
+    @property
+    def engine(self):
+        """The engine double's number."""
+        return self.v.engine
+
+    @property
+    def players(self):
+        return self.v.players
+
+    @property
+    def leader(self):
+        """The seat that moved first."""
+        return self.v.leader
+
+    @property
+    def to_move(self):
+        """The seat to move, None once the round is over."""
+        return self._to_move
+
+    @property
+    def hand(self):
+        """This seat's tiles (SetTile, the type of ``legal_moves[i].tile``), index order."""
+        if self._hand is None:
+            self._hand = _tiles(self.v.hand)
+        return self._hand
+
+    @property
+    def hand_sizes(self):
+        """Tiles held, per seat."""
+        if self._hand_sizes is None:
+            self._hand_sizes = tuple([self.v.sizes[i] for i in range(self.v.players)])
+        return self._hand_sizes
+
+    @property
+    def stock_size(self):
+        """Tiles left in the boneyard (not their order)."""
+        return self.v.stock_size
+
+    @property
+    def trains(self):
+        """Trains layout: per train, P0 ... P(players-1) then M, ``(open number, tiles,
+        public)``; () in Chicken Foot."""
+        if self._trains is None:
+            self._trains = _trains_of(&self.v)
+        return self._trains
+
+    @property
+    def pending(self):
+        """The double that must be satisfied (its target), or whose toes are due; None."""
+        return self._pending
+
+    @property
+    def open_ends(self):
+        """``(target, open number)`` the seat to move may place on (hands ignored)."""
+        if self._open_ends is None:
+            self._open_ends = _open_ends_of(&self.v) if self.v.players else ()
+        return self._open_ends
+
+    @property
+    def placements(self):
+        """``(seat, tile text, target)`` of every tile placed, in play order."""
+        if self._placements is None:
+            self._placements = tuple((self._placed or [])[:self.v.n_placed])
+        return self._placements
+
+    @property
+    def log(self):
+        """The round's log as this seat sees it, ``(kind, seat, tile, target)``: its own
+        draws show the tile drawn, the others' are None."""
+        if self._log is None:
+            self._log = _merged(self._pub or [], self.v.n_events, self._own or [],
+                                self.v.n_own)
+        return self._log
+
+    @property
+    def legal_moves(self):
+        """This seat's legal moves (TrainMove) when it is to move, else (); the same
+        objects that ``choose`` gets."""
+        return () if self._legal is None else self._legal
+
+    @property
+    def zero_double(self):
+        """What 0-0 counts in a hand at the end (0 or 50)."""
+        return self.v.zero_double
+
+    @property
+    def first_turn_own_train(self):
+        return bool(self.v.first_turn_own)
+
+    @property
+    def engine_toes(self):
+        return self.v.engine_toes
+
+    @property
+    def result(self):
+        """The TrainResult once the round is over, else None."""
+        return self._result
 
 
 cdef TrainRound _build(tuple opt, list hands, list stock, object leader, bint partial):

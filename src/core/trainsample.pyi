@@ -1,4 +1,4 @@
-from ..trains_records import TrainObservation
+from .observation import TrainObservation
 from .trains import TrainRound
 
 MAX_STATES: int

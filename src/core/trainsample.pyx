@@ -46,7 +46,7 @@ from bones.core.wideset cimport (
 
 from math import comb, factorial
 
-from bones.trains_records import TrainObservation
+from bones.core.observation import TrainObservation
 
 #: The default bound on the sampling table's states (TrainSampler(max_states=...)).
 MAX_STATES = 50_000

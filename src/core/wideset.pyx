@@ -16,9 +16,9 @@ cdef class SetTile(TileFace):
 
     There are exactly 91 instances; ``SetTile.parse`` and the engine hand out those, so
     tiles compare by identity as well as by value.  ``index`` is the tile's place in the
-    double-12 order (0-0, 0-1, ..., 0-12, 1-1, ..., 12-12), the same in every set; a
-    SetTile never equals a :class:`bones.Tile`, which numbers the double-six set its own
-    way.
+    double-12 order (0-0, 0-1, ..., 0-12, 1-1, ..., 12-12), the same in every set.  A
+    tile is its two halves: ``SetTile.parse('6-4') == bones.Tile.parse('6-4')`` (one hash,
+    one order), though the double-six set numbers its ``index`` its own way.
     """
 
     _how = "use SetTile.parse('12-5')"

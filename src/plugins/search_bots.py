@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bot import Bot, BotSpec
+from ..core.observation import TrainObservation
 from ..registry import variant as lookup_variant
-from ..trains_records import TrainObservation
 from ..variant import Option
 from . import hookimpl
 

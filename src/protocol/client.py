@@ -30,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 import msgpack
 
 from ..botbase import Bot, BotError
-from ..trains_records import TrainObservation
+from ..core.observation import TrainObservation
 from .frames import MAX_FRAME, FrameReader, ProtocolError, decode_body
 
 if TYPE_CHECKING:
@@ -858,11 +858,11 @@ class ObservationEncoder:
 
     def encode(self, observation: Observation | TrainObservation) -> tuple[bytes, list[str]]:
         """``(observation.to_msgpack(), the texts of its legal moves)``; a train game's
-        observation (:class:`bones.trains_records.TrainObservation`) is its own
+        observation (:class:`bones.observation.TrainObservation`) is its own
         ``to_msgpack()``, kind ``"train_observation"``."""
         o = observation
         if isinstance(o, TrainObservation):
-            return o.to_msgpack(), list(o.legal_moves)
+            return o.to_msgpack(), [str(m) for m in o.legal_moves]
         pack = self._packer.pack
         move, tile = _MOVE_TEXT.get, _TILE_TEXT.get
         # pack(list)[1:] is the concatenated items of a list of at most 15 (its header is

@@ -21,13 +21,14 @@ import msgpack
 
 from ..bot import Bot, check_spec, make_bot
 from ..core.moves import Move
+from ..core.observation import TrainObservation
 from ..core.tiles import Tile
 from ..core.trains import TrainMove
 from ..errors import OptionError
 from ..observation import SCHEMA_VERSION, Observation
 from ..plugins.manager import register_modules
 from ..records import Event, RoundResult
-from ..trains_records import TRAIN_KIND, TrainObservation, TrainResult
+from ..trains_records import TRAIN_KIND, TrainResult
 from .frames import MAX_FRAME, FrameReader, ProtocolError
 
 __all__ = ["decode_observation", "main", "private_stdout", "serve", "serve_spec"]
@@ -94,7 +95,7 @@ def _event(raw: list[Any]) -> Event:
 
 def decode_observation(data: bytes, strict: bool = False) -> Any:
     """The :class:`bones.Observation` in ``data`` (``Observation.to_msgpack()`` bytes), or
-    the :class:`bones.trains_records.TrainObservation` of a train game (its
+    the :class:`bones.observation.TrainObservation` of a train game (its
     ``to_msgpack()``, checked by its ``from_msgpack``).
 
     The bot's side trusts its runner: by default the bytes are decoded without the
@@ -408,10 +409,7 @@ class _Session:
     def on_move_request(self, message: dict[str, Any]) -> None:
         bot = self._bot()
         observation = self.observation(message)
-        if self.trains:  # the bot gets the moves themselves, as in process
-            legal = tuple([self.move_of(m) for m in observation.legal_moves])
-        else:
-            legal = observation.legal_moves
+        legal = observation.legal_moves  # the moves themselves, as in process
         if self.strict and message.get("legal") != [str(m) for m in legal]:
             raise ProtocolError("move_request: 'legal' differs from the observation's moves")
         if not legal:

@@ -17,10 +17,10 @@ from typing import Any, TextIO
 
 import msgpack
 
+from ..core.observation import TrainObservation
 from ..core.trains import TrainRound
 from ..errors import BonesError
 from ..records import unpack_message
-from ..trains_records import TrainObservation
 from .replay import explain_events
 from .svg import points_text
 from .terminal import board_text

@@ -1,7 +1,7 @@
 """Pictures of the train games (Mexican Train, Chicken Foot) as SVG.
 
 Drawn from the public face of :class:`bones.core.trains.TrainRound` and of
-:class:`bones.trains_records.TrainObservation` (``placements``, ``trains``, ``pending``,
+:class:`bones.observation.TrainObservation` (``placements``, ``trains``, ``pending``,
 ``open_ends``, the hands the viewer may see), never from the core's internals.
 
 * **Mexican Train**: the engine double in a hub on the left; one band per train, joined
@@ -109,10 +109,9 @@ class TrainFrame(NamedTuple):
 
 def is_train_round(obj: Any) -> bool:
     """Whether ``obj`` is a train round or a train observation."""
-    from ..core.trains import TrainRound
-    from ..trains_records import TrainObservation
+    from ..core.trains import TrainRound, TrainSeatView  # TrainObservation's base
 
-    return isinstance(obj, (TrainRound, TrainObservation))
+    return isinstance(obj, (TrainRound, TrainSeatView))
 
 
 def _names(players: int, names: Sequence[str] | None) -> tuple[str, ...]:
@@ -187,10 +186,11 @@ def frame_of_train_round(
 def frame_of_train_observation(
     obs: Any, names: Sequence[str] | None = None, title: str = ""
 ) -> TrainFrame:
-    """The picture of a :class:`bones.trains_records.TrainObservation`: its own hand face
+    """The picture of a :class:`bones.observation.TrainObservation`: its own hand face
     up, the others face down (the observation holds nothing more)."""
     seat_names = _names(obs.players, names)
-    hands = tuple(tuple(obs.hand) if s == obs.seat else None for s in range(obs.players))
+    own = tuple(str(t) for t in obs.hand)
+    hands = tuple(own if s == obs.seat else None for s in range(obs.players))
     return TrainFrame(
         title
         or f"{_game_name(obs.layout)}, engine {obs.engine}-{obs.engine}, "
@@ -789,9 +789,9 @@ def train_frame_parts(
 
 def train_svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
     """The SVG of a train round, a train observation or a game of a train variant."""
-    from ..trains_records import TrainObservation
+    from ..core.trains import TrainSeatView  # TrainObservation's base
 
-    if isinstance(obj, TrainObservation):
+    if isinstance(obj, TrainSeatView):
         return render_train_frame(frame_of_train_observation(obj, names))
     if hasattr(obj, "round_index"):  # a bones.Game
         return render_train_frame(frame_of_train_game(obj, names))
