@@ -285,7 +285,7 @@ def test_real_match_journals(tmp_path, capsys):
     b = str(tmp_path / "b.jsonl")
     for path, bots in ((a, ["greedy", "random"]), (b, ["greedy", "heaviest"])):
         code = main(["match", *bots, "--games", "16", "--journal", path, "--jobs", "1",
-                     "--seed", "0"])  # fmt: skip
+                     "--seed", "0", "--secret", "5e" * 32])  # fmt: skip
         assert code == 0
     capsys.readouterr()
     code = main(["ratings", a, b, "--prior", "1", "--bootstrap", "100", "--json"])
