@@ -109,7 +109,7 @@ def test_no_task_carries_the_secret(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cf.ProcessPoolExecutor, "submit", recording_submit)
     monkeypatch.setattr(cf.ProcessPoolExecutor, "__init__", recording_init)
-    config = MatchConfig(bots=("random", "greedy"), games=6, secret=SECRET, timeout=None)
+    config = MatchConfig(bots=("random", "greedy"), games=6, seed=1, secret=SECRET, timeout=None)
     run_match(config, tmp_path / "pool.jsonl", jobs=2)
     other = _Recording()
     try:
@@ -154,7 +154,7 @@ def _match(tmp_path, name, *args, bots=("t-marker", "greedy")):
         "BONES_TEST_MARKER": str(marker),
     }
     command = [sys.executable, "-m", "bones", "match", *bots, "--plugin", "marker_plugin"]
-    command += ["--games", "4", "--jobs", "2", "--journal", str(journal)]
+    command += ["--games", "4", "--jobs", "2", "--journal", str(journal), "--seed", "1"]
     proc = subprocess.Popen(
         [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
     )
@@ -229,7 +229,7 @@ def test_a_given_secret_can_stay_off_the_command_line(tmp_path, capsys):
     key = tmp_path / "secret"
     key.write_text(SECRET.upper() + "\n")
     journal = tmp_path / "j.jsonl"
-    args = ["match", "random", "greedy", "--games", "2", "--jobs", "1", "--journal"]
+    args = ["match", "random", "greedy", "--games", "2", "--jobs", "1", "--seed", "1", "--journal"]
     assert main([*args, str(journal), "--secret-file", str(key)]) == 0
     assert read_journal(journal).config["secret"] == SECRET
     capsys.readouterr()

@@ -39,6 +39,7 @@ GAMES = [("straight", 2), ("kozel", 4), ("draw", 3)]
 def _cheats(tmp_path, variant, players):
     path = tmp_path / f"{variant}{players}.jsonl"
     c = MatchConfig(
+        seed=1,
         bots=("t-cheat", "random"),
         variant=variant,
         players=players,

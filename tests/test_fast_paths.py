@@ -71,7 +71,7 @@ def test_no_timer_is_left_running_after_a_game():
     from bones.core import referee
     from bones.match import driver
 
-    config = MatchConfig(bots=("random", "greedy"), variant="straight", players=2, games=2)
+    config = MatchConfig(seed=1, bots=("random", "greedy"), variant="straight", players=2, games=2)
     the_plan = plan(config)
     rec = driver.play_game(the_plan.task(0))
     assert rec["forfeit"] is None

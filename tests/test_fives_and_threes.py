@@ -293,7 +293,7 @@ def test_the_compiled_bots_play_it(spec: str, players: int) -> None:
 
 def test_the_cli_plays_a_match(tmp_path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bones", "match", "greedy", "random", "--variant", V,
+        [sys.executable, "-m", "bones", "match", "--seed", "1", "greedy", "random", "--variant", V,
          "--games", "4", "--seed", "1", "--journal", str(tmp_path / "m.jsonl")],
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip

@@ -22,10 +22,10 @@ def journals(tmp_path_factory):
     plain = tmp / "gr.jsonl"
     forfeit = tmp / "ff.jsonl"
     assert main(["match", "greedy", "random", "--games", "12", "--journal", str(plain),
-                 "--jobs", "1", "--seed", "5"]) == 0  # fmt: skip
+                 "--jobs", "1", "--seed", "5", "--secret", "5e" * 32]) == 0  # fmt: skip
     assert main(["match", "t-answer:kind=int", "random", "--plugin", "hardening_plugin",
                  "--games", "2", "--journal", str(forfeit), "--jobs", "1",
-                 "--seed", "5"]) == 0  # fmt: skip
+                 "--seed", "5", "--secret", "5e" * 32]) == 0  # fmt: skip
     return plain, forfeit
 
 

@@ -427,7 +427,7 @@ def _mode(path) -> int:
 def test_a_journal_is_its_owners_only(tmp_path):
     from bones.match.journal import write_private
 
-    config = MatchConfig(bots=("random", "greedy"), games=2)
+    config = MatchConfig(seed=1, bots=("random", "greedy"), games=2)
     old = os.umask(0)  # even under a umask that lets everyone read
     try:
         run_match(config, tmp_path / "new.jsonl", jobs=1)
@@ -436,7 +436,7 @@ def test_a_journal_is_its_owners_only(tmp_path):
         older = tmp_path / "old.jsonl"
         run_match(config, older, jobs=1)
         os.chmod(older, 0o644)
-        run_match(MatchConfig(bots=("random", "greedy"), games=4), older, jobs=1)
+        run_match(MatchConfig(seed=1, bots=("random", "greedy"), games=4), older, jobs=1)
         assert _mode(older) == 0o600 and len(read_journal(older).records) == 4
         # a copy of a journal (bench/strength.py --archive) too, new or cut
         write_private(tmp_path / "copy.gz", b"x")

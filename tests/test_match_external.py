@@ -165,7 +165,7 @@ def test_a_failed_handshake_stops_the_match_before_any_game(tmp_path, mode):
     spec = misbehave(tmp_path, mode)
     path = tmp_path / "never.jsonl"
     with pytest.raises(MatchError, match="failed its handshake") as info:
-        run_match(MatchConfig(bots=(spec, "greedy"), games=2), path, jobs=1, progress=False)
+        run_match(MatchConfig(seed=1, bots=(spec, "greedy"), games=2), path, jobs=1, progress=False)
     assert "\n" not in str(info.value)
     assert not path.exists()
 
@@ -175,7 +175,7 @@ def test_a_failed_handshake_on_the_command_line(tmp_path, capsys):
 
     spec = misbehave(tmp_path, "exit_in_handshake")
     path = tmp_path / "never.jsonl"
-    code = main(["match", spec, "greedy", "--games", "2", "--journal", str(path)])
+    code = main(["match", "--seed", "1", spec, "greedy", "--games", "2", "--journal", str(path)])
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith("bones: error: bot 'cmd:") and "failed its handshake (crash)" in err
@@ -308,7 +308,7 @@ def test_command_line_isolate_and_tc(tmp_path, capsys):
 
     path = tmp_path / "cli.jsonl"
     spec = misbehave(tmp_path, "good")
-    args = ["match", spec, "greedy", "--isolate", "--tc", "30+0.5", "--games", "2"]
+    args = ["match", "--seed", "1", spec, "greedy", "--isolate", "--tc", "30+0.5", "--games", "2"]
     code = main([*args, "--secret", SECRET, "--journal", str(path), "--jobs", "1", "--json"])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
@@ -392,7 +392,7 @@ def test_a_worker_and_its_bot_processes_share_one_cpu(tmp_path):
     assert len(cpus) == 4 and all(len(c) == 1 and c[0] in allowed for c in cpus)
     free = tmp_path / "free"
     path = tmp_path / "free.jsonl"
-    config = MatchConfig(bots=(spec, "greedy"), games=2, secret=SECRET, bot_logs=str(free))
+    config = MatchConfig(seed=1, bots=(spec, "greedy"), games=2, secret=SECRET, bot_logs=str(free))
     run_match(config, path, jobs=1, progress=False, affinity=False)
     assert _logged_cpus(free) == [allowed, allowed]
     assert os.sched_getaffinity(0) == set(allowed)  # the runner itself is never pinned

@@ -44,8 +44,8 @@ def test_each_reason_keeps_the_first_line_of_its_first_message():
     assert b["forfeits"] == {} and b["forfeit_details"] == {}
     table = format_table(summary)
     assert "Forfeits: a: crash 2, illegal 1, timeout 1\n" in table
-    assert "  crash, first: a.choose() raised KeyError: 3\n" in table
-    assert "  timeout, first: choose took 10.2 s (limit 10 s)" in table
+    assert "  a, crash, first: a.choose() raised KeyError: 3\n" in table
+    assert "  a, timeout, first: choose took 10.2 s (limit 10 s)" in table
     assert "illegal, first" not in table  # nothing to say
     assert "Traceback" not in table
 
@@ -57,7 +57,7 @@ def test_a_crashing_bot_names_its_exception_in_the_table_and_the_json(tmp_path, 
     assert main([*argv, "--journal", str(journal), *plugin]) == 0
     table = capsys.readouterr().out
     assert "Forfeits: t-crash:after=2: crash 4\n" in table
-    assert "  crash, first: t-crash.choose() raised RuntimeError: boom\n" in table
+    assert "  t-crash:after=2, crash, first: t-crash.choose() raised RuntimeError: boom\n" in table
     assert main(["match", "--resume", "--journal", str(journal), "--json", *plugin]) == 0
     bot = json.loads(capsys.readouterr().out)["bots"][0]
     assert bot["forfeit_details"] == {"crash": "t-crash.choose() raised RuntimeError: boom"}

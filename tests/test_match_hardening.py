@@ -135,7 +135,7 @@ def test_sys_exit_in_a_bot_does_not_end_bones_match(tmp_path):
         journal = str(tmp_path / f"exit{jobs}.jsonl")
         out = _bones(
             "match", "t-raise:what=exit0", "random", "--plugin", "hardening_plugin",
-            "--games", "4", "--jobs", jobs, "--journal", journal, "--json",
+            "--games", "4", "--jobs", jobs, "--journal", journal, "--json", "--seed", "1",
         )  # fmt: skip
         assert out.returncode == 0, out.stderr
         summary = json.loads(out.stdout)
@@ -188,7 +188,7 @@ def test_a_move_look_alike_cannot_pass_play_round():
 def test_bots_cannot_write_into_the_json_output(tmp_path, jobs):
     out = _bones(
         "match", "t-print", "random", "--plugin", "hardening_plugin", "--games", "4",
-        "--jobs", jobs, "--journal", str(tmp_path / "p.jsonl"), "--json",
+        "--jobs", jobs, "--journal", str(tmp_path / "p.jsonl"), "--json", "--seed", "1",
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["counted"] == 4  # stdout is the JSON and nothing else
@@ -334,7 +334,7 @@ def test_sprt_words_stop_at_the_bots(tmp_path, capsys):
         journal = str(tmp_path / f"s{len(sprt)}{sprt[0][:4]}.jsonl")
         code = main(
             ["match", "--sprt", *sprt, "greedy", "random", "--games", "4", "--jobs", "1",
-             "--journal", journal, "--json"]
+             "--journal", journal, "--json", "--seed", "1"]
         )  # fmt: skip
         out, err = capsys.readouterr()
         assert code == 0, err

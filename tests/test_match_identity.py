@@ -112,6 +112,7 @@ def test_changed_plugin_module_is_refused_then_continued_on_purpose(plugin_dir, 
     journal = str(folder / "m.jsonl")
     # the plugin is found in the current folder, as python -m would find it
     args = ["match", "idbot", "greedy", "--plugin", name, "--games", "4", "--journal", journal]
+    args += ["--seed", "1"]
     code, first, err = run(capsys, *args, "--jobs", "1")
     assert code == 0, err
     header = others(journal)[0]
@@ -153,6 +154,7 @@ def test_an_isolated_plugin_bot_has_an_identity_the_runner_never_imports(plugin_
     folder, name = plugin_dir
     journal = str(folder / "iso.jsonl")
     args = ["match", "idbot:seed=3", "greedy", "--plugin", name, "--games", "2", "--jobs", "1"]
+    args += ["--seed", "1"]
     code, _, err = run(capsys, *args, "--isolate", "--journal", journal)
     assert code == 0, err
     assert name not in sys.modules  # the runner found the file, never ran it
@@ -200,6 +202,7 @@ def test_a_new_plugin_version_is_refused(
     fresh_registry.reset()
     journal = str(tmp_path / "m.jsonl")
     args = ["match", "mybot", "greedy", "--games", "4", "--journal", journal, "--jobs", "1"]
+    args += ["--seed", "1"]
     try:
         code, first, err = run(capsys, *args)
         assert code == 0, err
@@ -222,7 +225,7 @@ def test_changed_command_script_is_refused(tmp_path):
     mode = tmp_path / "mode"
     mode.write_text("good")
     spec = "cmd:" + shlex.join([sys.executable, str(bot), str(mode)])
-    config = MatchConfig(bots=(spec, "random"), games=2)
+    config = MatchConfig(bots=(spec, "random"), games=2, seed=1)
     path = tmp_path / "m.jsonl"
     run_match(config, path, jobs=1, progress=False)
     mode.write_text("good")  # an argument that is not the script: not part of the bot
@@ -234,7 +237,7 @@ def test_changed_command_script_is_refused(tmp_path):
 
 def test_a_journal_without_identity_is_continued_with_a_warning(tmp_path, capsys):
     journal = tmp_path / "m.jsonl"
-    args = ["match", "greedy", "random", "--journal", str(journal), "--jobs", "1"]
+    args = ["match", "greedy", "random", "--journal", str(journal), "--jobs", "1", "--seed", "1"]
     assert run(capsys, *args, "--games", "2")[0] == 0
     # the header as a bones that kept no identity wrote it; the game records are left
     # byte for byte as the runner signed them (their MACs hold)
@@ -254,6 +257,7 @@ def test_a_journal_without_identity_is_continued_with_a_warning(tmp_path, capsys
 def test_a_bad_identity_in_a_journal_is_a_one_line_error(tmp_path, capsys):
     journal = tmp_path / "m.jsonl"
     args = ["match", "greedy", "random", "--journal", str(journal), "--jobs", "1", "--games", "2"]
+    args += ["--seed", "1"]
     assert run(capsys, *args)[0] == 0
     entries = lines(journal)
     entries[0]["bots"] = ["greedy"]
@@ -269,7 +273,7 @@ def test_sprt_without_games_plays_until_it_decides(tmp_path, capsys):
     journal = str(tmp_path / "s.jsonl")
     code, out, err = run(
         capsys, "match", "--sprt", "elo0=0", "elo1=20", "greedy", "random", "--journal", journal,
-        "--jobs", "1", "--json",
+        "--jobs", "1", "--json", "--seed", "1",
     )  # fmt: skip
     assert code == 0, err
     data = json.loads(out)
@@ -283,7 +287,7 @@ def test_sprt_without_games_plays_until_it_decides(tmp_path, capsys):
 
 def test_sprt_added_to_a_finished_journal(tmp_path, capsys):
     journal = str(tmp_path / "m.jsonl")
-    base = ["match", "greedy", "random", "--journal", journal, "--jobs", "1"]
+    base = ["match", "greedy", "random", "--journal", journal, "--jobs", "1", "--seed", "1"]
     assert run(capsys, *base, "--games", "400")[0] == 0
     # decided by the games already played: nothing is played, the SPRT line is shown
     code, out, err = run(capsys, *base, "--games", "20000", "--sprt", "elo0=0", "elo1=20")
@@ -293,7 +297,7 @@ def test_sprt_added_to_a_finished_journal(tmp_path, capsys):
     assert others(journal)[-1]["config"]["sprt"]["elo1"] == 20  # the journal says so
     # undecided on the games played: it goes on until it decides
     journal2 = str(tmp_path / "m2.jsonl")
-    base2 = ["match", "greedy", "random", "--journal", journal2, "--jobs", "1"]
+    base2 = ["match", "greedy", "random", "--journal", journal2, "--jobs", "1", "--seed", "1"]
     assert run(capsys, *base2, "--games", "10")[0] == 0
     code, out, err = run(capsys, *base2, "--sprt", "elo0=0", "elo1=20", "--json")
     assert code == 0, err
@@ -306,7 +310,7 @@ def test_sprt_at_its_cap_says_undecided(tmp_path, capsys):
     journal = str(tmp_path / "m.jsonl")
     code, out, err = run(
         capsys, "match", "greedy", "random", "--sprt", "elo0=0", "elo1=5", "--games", "4",
-        "--journal", journal, "--jobs", "1", "--json",
+        "--journal", journal, "--jobs", "1", "--json", "--seed", "1",
     )  # fmt: skip
     assert code == 0, err
     data = json.loads(out)
@@ -325,7 +329,7 @@ def test_a_match_without_sprt_needs_games():
 
 def test_rerun_says_it_resumes(tmp_path, capsys):
     journal = str(tmp_path / "m.jsonl")
-    args = ["match", "greedy", "random", "--journal", journal, "--jobs", "1"]
+    args = ["match", "greedy", "random", "--journal", journal, "--jobs", "1", "--seed", "1"]
     code, _, err = run(capsys, *args, "--games", "2")
     assert code == 0 and err == ""  # a new journal: nothing to say
     code, _, err = run(capsys, *args, "--games", "4")
@@ -334,7 +338,7 @@ def test_rerun_says_it_resumes(tmp_path, capsys):
 
 def test_incomplete_deal_pairs_are_labelled(tmp_path):
     path = tmp_path / "m.jsonl"
-    run_match(MatchConfig(bots=("greedy", "random"), games=6), path, jobs=1, progress=False)
+    run_match(MatchConfig(bots=("greedy", "random"), games=6, seed=1), path, jobs=1, progress=False)
     # the last game goes, its deal pair is incomplete; the other lines are kept byte for
     # byte (each game record's MAC is of its line as the runner wrote it)
     kept = path.read_text().splitlines(keepends=True)[:-1]
@@ -367,7 +371,7 @@ def test_plugin_not_found_gives_a_hint(tmp_path, monkeypatch, capsys):
 
 def test_reader_keeps_versions(tmp_path):
     path = tmp_path / "m.jsonl"
-    run_match(MatchConfig(bots=("greedy", "random"), games=2), path, jobs=1, progress=False)
+    run_match(MatchConfig(bots=("greedy", "random"), games=2, seed=1), path, jobs=1, progress=False)
     reader = JournalReader(path)
     try:
         assert reader.versions["python"] == ".".join(map(str, sys.version_info[:3]))
@@ -400,7 +404,7 @@ def test_a_change_anywhere_in_a_plugin_package_is_seen(tmp_path, monkeypatch, fr
     )
     (package / "helper.py").write_text("DEPTH = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    config = MatchConfig(bots=("pkgbot", "greedy"), games=2, plugins=("idt_pkgbots",))
+    config = MatchConfig(bots=("pkgbot", "greedy"), games=2, seed=1, plugins=("idt_pkgbots",))
     path = tmp_path / "m.jsonl"
     try:
         run_match(config, path, jobs=1, progress=False)

@@ -152,7 +152,7 @@ def test_ctrl_c_with_a_result_half_sent_leaves_no_pool_behind(tmp_path, quick_jo
     mark = tmp_path / "sent"
     monkeypatch.setenv(MARK, str(mark))
     config = MatchConfig(
-        bots=("t-halfsend", "random"), games=4, timeout=None, plugins=PLUGIN, secret=SECRET
+        bots=("t-halfsend", "random"), games=4, timeout=None, plugins=PLUGIN, seed=1, secret=SECRET
     )
     main = threading.main_thread()
     assert threading.current_thread() is main
@@ -192,7 +192,7 @@ def test_an_sprt_decision_withdraws_the_tasks_not_started_from_an_outside_execut
     from bones.match.stats import SPRT
 
     config = MatchConfig(
-        bots=("greedy", "random"), games=400, sprt=SPRT(0, 10, 0.05, 0.05), secret=SECRET
+        bots=("greedy", "random"), games=400, sprt=SPRT(0, 10, 0.05, 0.05), seed=1, secret=SECRET
     )
     other = _Keeping()
     try:
@@ -223,7 +223,7 @@ def test_an_error_with_games_in_flight_kills_the_pool(tmp_path, monkeypatch, qui
 
     monkeypatch.setattr(runner, "Pool", Recording)
     monkeypatch.setattr(runner._State, "record_all", broken)
-    config = MatchConfig(bots=("greedy", "random"), games=40, secret=SECRET)
+    config = MatchConfig(bots=("greedy", "random"), games=40, seed=1, secret=SECRET)
     with pytest.raises(OSError, match="No space"):
         run_match(config, tmp_path / "e.jsonl", jobs=2, progress=False)
     assert seen
@@ -244,6 +244,7 @@ def test_a_worker_that_dies_sending_its_result_does_not_stall_the_match(tmp_path
     env = {**os.environ, "PYTHONPATH": tests + os.pathsep + os.environ.get("PYTHONPATH", "")}
     args = [sys.executable, "-m", "bones", "match", "t-halfdie", "random", "--plugin"]
     args += ["test_match_pool", "--games", "2", "--jobs", "2", "--journal", str(journal)]
+    args += ["--seed", "1"]
     proc = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )
@@ -287,7 +288,7 @@ def test_an_sprt_decision_with_games_in_flight_leaves_no_pool(tmp_path, monkeypa
 
     monkeypatch.setattr(runner, "Pool", Recording)
     config = MatchConfig(
-        bots=("greedy", "random"), games=400, sprt=SPRT(0, 10, 0.05, 0.05), secret=SECRET
+        bots=("greedy", "random"), games=400, sprt=SPRT(0, 10, 0.05, 0.05), seed=1, secret=SECRET
     )
     summary = run_match(config, tmp_path / "s.jsonl", jobs=2, progress=False)
     assert summary["sprt"]["decision"] == "H1" and summary["counted"] < 400

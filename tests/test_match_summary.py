@@ -17,14 +17,14 @@ def _same(config: MatchConfig, path, **kw) -> dict:
 
 
 def test_folded_summary_is_the_journals(tmp_path):
-    config = MatchConfig(bots=("greedy", "random"), variant="straight", players=2, games=12)
+    config = MatchConfig(seed=1, bots=("greedy", "random"), variant="straight", players=2, games=12)
     summary = _same(config, tmp_path / "j.jsonl")
     assert summary["played"] == 12 and summary["bots"][0]["games"] == 12
 
 
 def test_folded_summary_after_resume(tmp_path):
     path = tmp_path / "j.jsonl"
-    small = MatchConfig(bots=("greedy", "random"), variant="block", players=4, games=8)
+    small = MatchConfig(seed=1, bots=("greedy", "random"), variant="block", players=4, games=8)
     run_match(small, path, jobs=1, progress=False)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:5]))  # the header and four games
@@ -34,6 +34,7 @@ def test_folded_summary_after_resume(tmp_path):
 
 def test_folded_summary_with_forfeits(tmp_path):
     config = MatchConfig(
+        seed=1,
         bots=("greedy", "t-crash"),
         variant="straight",
         players=2,

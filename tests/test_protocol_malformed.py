@@ -127,6 +127,7 @@ def spec_of(kind: str, state: Path) -> str:
 def gauntlet(tmp: Path, kinds, timeout: float) -> tuple[dict, list[dict], dict[str, str]]:
     specs = {kind: spec_of(kind, tmp / "state") for kind in kinds}
     config = MatchConfig(
+        seed=1,
         bots=("greedy", *specs.values()),
         format="gauntlet",
         games=2,
@@ -213,7 +214,7 @@ def test_a_move_after_the_game_is_the_next_games_forfeit(tmp_path):
     """The answer nobody asked for, sent after ``game_end``, waits in the pipe of the
     process kept for the next game: that game's first request reads it, a wrong id."""
     spec = spec_of("move_after_game", tmp_path)
-    config = MatchConfig(bots=(spec, "greedy"), games=2, timeout=10.0, secret=SECRET)
+    config = MatchConfig(seed=1, bots=(spec, "greedy"), games=2, timeout=10.0, secret=SECRET)
     summary = run_match(config, tmp_path / "a.jsonl", jobs=1, progress=False)
     with open(tmp_path / "a.jsonl") as f:
         records = sorted(

@@ -306,6 +306,7 @@ def test_in_a_match_the_fault_is_the_bots_forfeit_and_the_table_is_right(tmp_pat
     spec = "cmd:" + shlex.join([sys.executable, str(TRAIN_BOT), mode])
     path = tmp_path / "m.jsonl"
     config = MatchConfig(
+        seed=1,
         bots=(spec, "greedy"),
         variant="mexican-train",
         players=2,
@@ -333,6 +334,7 @@ def test_isolated_builtin_bots_play_the_same_train_games(tmp_path):
     def run(name, isolate):
         path = tmp_path / name
         config = MatchConfig(
+            seed=1,
             bots=("greedy", "random"),
             variant="chicken-foot",
             players=3,
@@ -387,7 +389,7 @@ def test_the_cli_match_of_the_example_bot_on_mexican_train(tmp_path, capsys):
 
     spec = "cmd:" + shlex.join(RANDOM)
     path = tmp_path / "cli.jsonl"
-    args = ["match", spec, "greedy", "--variant", "mexican-train", "--players", "4"]
+    args = ["match", "--seed", "1", spec, "greedy", "--variant", "mexican-train", "--players", "4"]
     assert main([*args, "--games", "2", "--journal", str(path), "-o", "set=double-6"]) == 0
     out = capsys.readouterr().out
     assert "Forfeits" not in out and "example-random" in out

@@ -24,7 +24,7 @@ def journals(tmp_path_factory):
     root = tmp_path_factory.mktemp("journals")
     sprt = root / "sprt.jsonl"
     plain = root / "rr.jsonl"
-    base = ["--jobs", "1", "--progress", "never"]
+    base = ["--jobs", "1", "--progress", "never", "--seed", "1", "--secret", "5e" * 32]
     argv = ["match", "greedy", "random", "--games", "8", "--sprt", "elo0=0", "elo1=50"]
     assert main([*argv, "--journal", str(sprt), *base]) == 0
     argv = ["match", "greedy", "random", "heaviest", "--format", "round-robin", "--games", "4"]

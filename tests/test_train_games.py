@@ -256,7 +256,7 @@ def test_bones_match_plays_a_train_variant(tmp_path, capsys, variant):
     journal = tmp_path / "m.jsonl"
     code, out, err = run_cli(
         capsys,
-        *("match", "greedy", "random", "--variant", variant, "--players", "4"),
+        *("match", "--seed", "1", "greedy", "random", "--variant", variant, "--players", "4"),
         *("--games", "8", "--jobs", "1", "--journal", str(journal), "--json"),
     )
     assert code == 0, err

@@ -759,17 +759,22 @@ def _first_line(detail: Any) -> str:
 
 
 def _forfeit_lines(bots: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The forfeits per bot and, on a line each, the first detail of each reason (a
-    crashing bot's exception): ``crash 100`` alone would not say why."""
-    lines = []
-    for b in bots:
-        if not b["forfeits"]:
-            continue
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(b["forfeits"].items()))
-        lines.append(f"Forfeits: {b['bot']}: {counts}")
+    """The forfeits per bot on one line, then a line for each bot and reason with its
+    first detail (a crashing bot's exception): ``crash 100`` alone would not say why."""
+    lost = [b for b in bots if b["forfeits"]]
+    if not lost:
+        return []
+    lines = [
+        "Forfeits: "
+        + "; ".join(
+            f"{b['bot']}: " + ", ".join(f"{k} {v}" for k, v in sorted(b["forfeits"].items()))
+            for b in lost
+        )
+    ]
+    for b in lost:
         for reason, why in sorted((b.get("forfeit_details") or {}).items()):
             if why:
-                lines.append(f"  {reason}, first: {why}")
+                lines.append(f"  {b['bot']}, {reason}, first: {why}")
     return lines
 
 
