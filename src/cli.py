@@ -525,7 +525,12 @@ def _match_parsers(sub: Any) -> None:
         "record that bones show and bones replay read back. See docs/matches.md.",
     )
     p.add_argument("journal", metavar="JOURNAL", help="a match journal")
-    p.add_argument("--lost-by", metavar="BOT", help="only games that BOT lost (its spec)")
+    p.add_argument(
+        "--lost-by",
+        metavar="BOT",
+        help="only games BOT did not win: someone won and none of its seats did (a spec or a "
+        "bot name)",
+    )
     p.add_argument("--forfeits", action="store_true", help="only games with a forfeit")
     p.add_argument("--variant", metavar="V", help="only games of variant V")
     p.add_argument("--limit", type=int, metavar="N", help="list at most N games")

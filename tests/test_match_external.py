@@ -49,6 +49,7 @@ def header(path: Path) -> dict:
 def play(tmp_path: Path, name: str = "m.jsonl", **config) -> tuple[dict, Path]:
     config.setdefault("secret", SECRET)
     config.setdefault("games", 2)
+    config.setdefault("seed", 1)
     path = tmp_path / name
     summary = run_match(MatchConfig(**config), path, jobs=1, progress=False)
     return summary, path

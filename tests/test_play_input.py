@@ -8,6 +8,8 @@ import io
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bones
 from bones.render.play import play_game
@@ -96,3 +98,36 @@ def test_train_games_speak_of_penalties_and_the_lowest_total():
     assert over, text[-500:]
     totals = [int(over.group(1)), int(over.group(2))]
     assert totals[int(over.group(3))] == min(totals)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=20),
+        st.from_regex(r"\s*\d{1,3}\s*-\s*\d{1,3}(@[A-Za-z0-9-]{0,6})?\s*", fullmatch=True),
+    ),
+    variant=st.sampled_from(["mexican-train", "chicken-foot", "straight"]),
+)
+def test_anything_typed_plays_a_legal_move_or_is_asked_again(tmp_path_factory, text, variant):
+    """Typed text, well-formed or not: either one of the legal moves is played or the
+    prompt is shown again; nothing else happens (``q`` then saves the game)."""
+    game = bones.new_game(variant, 2, 7)
+    answers = iter([text, "q"])
+    out = io.StringIO()
+    seats = ["human", "greedy"]
+    path = str(tmp_path_factory.mktemp("fuzz") / "g.play")
+    before = None
+
+    def ask(prompt: str) -> str:
+        nonlocal before
+        if before is None:
+            before = (len(game.round.placements), list(game.round.legal_moves))
+        return next(answers, "q")
+
+    code = play_game(game, seats, save_path=path, ask=ask, out=out)
+    assert code in (0, 130)
+    refused = "is not one of your moves" in out.getvalue() or "goes on more than one" in (
+        out.getvalue()
+    )
+    placed = len(game.round.placements) > before[0] or game.round_index > 0
+    assert refused != placed or text.strip().lower() in ("q", "quit"), (text, out.getvalue()[-300:])

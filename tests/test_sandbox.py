@@ -652,7 +652,7 @@ def test_match_sandbox_says_which_limits_are_in_force(tmp_path, capsys, monkeypa
 
     journal = str(tmp_path / "m.jsonl")
     argv = ["match", "random", "greedy", "--games", "2", "--sandbox", "--sandbox-memory", "200"]
-    assert main([*argv, "--journal", journal, "--progress", "never"]) == 0
+    assert main([*argv, "--journal", journal, "--progress", "never", "--seed", "1"]) == 0
     lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("bones: sandbox")]
     assert len(lines) == 1
     assert "address space 200 MiB per process" in lines[0]
