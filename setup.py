@@ -5,6 +5,7 @@ resolves ``cimport bones.core.x`` by looking for ``bones/core/x.pxd`` on its inc
 so the build exposes ``src`` under the name ``bones`` in a private include folder.
 """
 
+import glob
 import os
 
 from Cython.Build import cythonize
@@ -51,11 +52,26 @@ def cython_include_dir() -> str:
     return include
 
 
-extensions = [
-    Extension(f"bones.core.{name}", [f"src/core/{name}.pyx"], extra_compile_args=["-O3"])
-    for name in CORE_MODULES
-    if os.path.exists(os.path.join(HERE, "src", "core", f"{name}.pyx"))
-]
+def translated(name: str) -> bool:
+    """Whether ``src/core/NAME.c`` is newer than the project's Cython sources (its .pyx and
+    every .pxd).  Cython's own check also counts the .pxd files of the Cython installed
+    in the build environment, which pip makes anew for every install: each `pip install .`
+    of a checkout would translate and compile the whole core again (after a change to the
+    compiler directives below, delete src/core/*.c)."""
+    core = os.path.join(HERE, "src", "core")
+    c = os.path.join(core, f"{name}.c")
+    if not os.path.exists(c):
+        return False
+    sources = [os.path.join(core, f"{name}.pyx"), *glob.glob(os.path.join(core, "*.pxd"))]
+    return os.path.getmtime(c) >= max(os.path.getmtime(source) for source in sources)
+
+
+def extension(name: str, source: str) -> Extension:
+    return Extension(f"bones.core.{name}", [source], extra_compile_args=["-O3"])
+
+
+names = [n for n in CORE_MODULES if os.path.exists(os.path.join(HERE, "src", "core", f"{n}.pyx"))]
+to_translate = [extension(n, f"src/core/{n}.pyx") for n in names if not translated(n)]
 
 setup(
     packages=[
@@ -70,8 +86,9 @@ setup(
     ],
     package_dir={"bones": "src"},
     package_data={"bones.core": ["*.pxd", "*.pyi", "*.h"], "bones": ["py.typed"]},
-    ext_modules=cythonize(
-        extensions,
+    ext_modules=[extension(n, f"src/core/{n}.c") for n in names if translated(n)]
+    + cythonize(
+        to_translate,
         include_path=[cython_include_dir()],
         compiler_directives={
             "language_level": 3,

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -244,11 +242,3 @@ def test_python_loop():
     result = python_loop("draw", 3, seconds=0.01, seed=1)
     assert result["rounds"] >= 1 and result["moves"] >= result["rounds"]
     assert result["moves_per_s"] > 0
-
-
-def test_readme_and_ci_run_the_same_tests():
-    root = Path(__file__).resolve().parent.parent
-    pattern = r"python -m pytest[^\n#|&]*"
-    readme = {m.strip() for m in re.findall(pattern, (root / "README.md").read_text())}
-    ci = {m.strip() for m in re.findall(pattern, (root / ".ci" / "run").read_text())}
-    assert readme == ci == {'python -m pytest -q -m "not slow"'}

@@ -52,6 +52,21 @@ def test_the_readme_has_its_two_commands():
     assert tests.startswith("pip install '.[test]' && python -m pytest ")
 
 
+def test_ci_runs_the_readme_commands_it_reads():
+    """.ci/run reads the commands from README.md with awk and runs each as it is."""
+    if shutil.which("awk") is None:
+        pytest.skip("no awk")
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    extract = re.search(r"< <\((awk .*? README\.md)\)", script)
+    assert extract, ".ci/run no longer reads README.md's commands"
+    lines = subprocess.run(
+        ["bash", "-c", extract.group(1)], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert lines == readme_commands()
+    assert 'bash -c "${README_LINES[0]}"' in script
+    assert 'tests_passed bash -c "${README_LINES[1]}"' in script
+
+
 def test_the_readme_match_leaves_the_checkout_clean(tmp_path, monkeypatch):
     """The default journal of the README's first command is a name .gitignore lists."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
