@@ -3,9 +3,9 @@
 The rules are TRAINS_SPEC (docs/trains.md).  Where the spec left a choice, this core
 reads it so (each also in docs/trains.md):
 
-* **blocked** is ``players`` consecutive passes *and* an empty stock (the spec says
-  "players consecutive passes, possible only with an empty stock"; with draws, a run of
-  passes can reach ``players`` while tiles remain, and then play goes on).
+* **blocked**: the stock is empty and no seat can place, checked once every seat has
+  passed in a row (the spec's "players consecutive passes"; a marker put up by a later
+  pass may open a train to an earlier passer, and then play goes on to that seat).
 * **first_turn_own_train and a pending double**: both restrictions hold, so a seat whose
   own train is still empty may satisfy a double only when it is on its own train; otherwise
   it draws (and passes).
@@ -33,11 +33,11 @@ from bones.core.tiles cimport short_repr
 from bones.core.trainstate cimport (
     EV_DRAW, EV_PLACE, LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_CF_BIT,
     TR_MAX_PLIES, TR_MEXICAN, TR_OUT, TR_PLAYING, TEvent, TrainState, move_target, move_tile,
-    ts_copy, ts_deal_random, ts_find, ts_init, ts_penalty, ts_play, ts_playout, ts_set_tiles,
-    ts_undo,
+    ts_copy, ts_deal_random, ts_find, ts_init, ts_open_anchors, ts_open_trains, ts_penalty,
+    ts_play, ts_playout, ts_set_tiles, ts_undo,
 )
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
 )
 
@@ -677,20 +677,11 @@ cdef class TrainRound:
             return ()
         out = []
         if self.st.layout == LAYOUT_TRAINS:
-            first_only = self.st.first_turn_own and self.st.train_len[seat] == 0
-            if self.st.pending >= 0:
-                targets = [] if first_only and self.st.pending != seat \
-                    else [self.st.pending]
-            elif first_only:
-                targets = [seat]
-            else:
-                targets = [t for t in range(self.st.players)
-                           if t == seat or self.st.public >> t & 1] + [TR_MEXICAN]
-            return tuple([(_target_text(t << 7), self.st.train_open[t]) for t in targets])
-        if self.st.pending >= 0:
-            return ((str(wide_tile(self.st.pending)), WIDE_LO[self.st.pending]),)
+            trains = ts_open_trains(self.st, seat)
+            return tuple([(_target_text(t << 7), self.st.train_open[t])
+                          for t in range(TR_MEXICAN + 1) if trains >> t & 1])
         for v in range(self.st.set_max + 1):
-            ends = self.st.ends_by[v]
+            ends = ts_open_anchors(self.st, v)
             while w_any(ends):
                 out.append((w_first(ends), v))
                 ends = w_rest(ends)

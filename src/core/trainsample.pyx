@@ -36,11 +36,11 @@ from libc.string cimport memset
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.trainstate cimport (
     LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_MEXICAN, TR_PLAYING, TrainState,
-    move_target, move_tile, ts_copy, ts_gen, ts_place,
+    move_target, move_tile, ts_accepts, ts_copy, ts_gen, ts_place,
 )
 from bones.core.trains cimport TrainRound
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_LO, WIDE_NUM, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    W128, WIDE_DOUBLE, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
 )
 
@@ -74,32 +74,6 @@ cdef int _code(object text) except -1:
     from bones.core.trains import TrainMove
 
     return TrainMove.parse(text).code
-
-
-cdef W128 open_tiles(const TrainState* s, int seat) noexcept nogil:
-    """The tiles that would give ``seat`` a placement if it were to move in s (ts_gen's
-    rules, any hand): a seat with none of them in hand draws, then passes."""
-    cdef W128 m = w_zero()
-    cdef int t, v
-    cdef bint first_only
-    if s.layout == LAYOUT_TRAINS:
-        first_only = s.first_turn_own and s.train_len[seat] == 0
-        if s.pending >= 0:
-            if first_only and s.pending != seat:
-                return m
-            return WIDE_NUM[s.train_open[s.pending]]
-        if first_only:
-            return WIDE_NUM[s.train_open[seat]]
-        for t in range(s.players):
-            if t == seat or s.public >> t & 1:
-                m = w_or(m, WIDE_NUM[s.train_open[t]])
-        return w_or(m, WIDE_NUM[s.train_open[TR_MEXICAN]])
-    if s.pending >= 0:
-        return WIDE_NUM[WIDE_LO[s.pending]]
-    for v in range(s.set_max + 1):
-        if w_any(s.ends_by[v]):
-            m = w_or(m, WIDE_NUM[v])
-    return m
 
 
 cdef inline double rng_unit(uint64_t* rng) noexcept nogil:
@@ -493,6 +467,8 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
     draw_known = []     # per draw, its tile (index) when known, else None
     draw_groups = []    # (seat, time, draw index) of a tile drawn and then passed with
     known_drawn = 0     # tiles of other seats known from their draws (placed at once)
+    stock_left = obs.stock_size + sum([1 for ev in log if ev[0] == "draw"])
+    empty_passes = 0    # passes in a row made with the stock empty
     for e, (kind, who, tile, where) in enumerate(log):
         if not 0 <= who < players:
             raise ValueError(f"observation: a log event of seat {who}")
@@ -504,6 +480,7 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                 raise ValueError(f"observation: tile {tile} is placed and held")
             _place(s, t, target, who, tile, where)
             s.passes = 0
+            empty_passes = 0
             placed[who] += 1
             if who == seat:
                 w_set(&mine_placed, t)
@@ -511,7 +488,8 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                 w_set(&others_placed, t)
                 play_time[t] = (who, 2 * e + 2)
         elif kind == "draw":
-            voids.append((who, 2 * e + 2, _int_of(open_tiles(s, who))))
+            stock_left -= 1
+            voids.append((who, 2 * e + 2, _int_of(ts_accepts(s, who))))
             drawn[who] += 1
             if who == seat:
                 if tile is None:
@@ -531,8 +509,13 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                     draw_groups.append((who, 2 * e + 3, len(draw_known)))
                     draw_known.append(None)
         elif kind == "pass":
-            voids.append((who, 2 * e + 2, _int_of(open_tiles(s, who))))
+            voids.append((who, 2 * e + 2, _int_of(ts_accepts(s, who))))
             s.passes += 1
+            if stock_left == 0:
+                empty_passes += 1
+                if empty_passes >= 2 * players:  # trainstate.pyx: fewer in any run
+                    raise ValueError("observation: more passes in a row with the stock "
+                                     "empty than a round allows")
             if s.layout == LAYOUT_TRAINS:
                 s.public |= 1 << who
         else:
