@@ -4,15 +4,17 @@ passer's train, which may open it to a seat that passed before: play then goes o
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 from test_trains_differential import random_deal
+from test_trainsample_exact import replay
 from trains_model import TrainsModel
 
 from bones import Round
 from bones.core.trains import TrainRound
-from bones.core.trainsample import public_of
+from bones.core.trainsample import TrainSampler, public_of
 
 ROUNDS = 800
 SLOW_ROUNDS = 20000
@@ -117,3 +119,45 @@ def test_a_blocked_round_leaves_no_seat_with_a_placement():
 @pytest.mark.slow
 def test_many_blocked_rounds_leave_no_seat_with_a_placement():
     check_rounds(SLOW_ROUNDS, "blocked-slow")
+
+
+def positions_after_a_long_run():
+    """Positions of seeded random full deals just after a run of ``players`` passes with
+    the stock empty that did not block the round (the seat to move can place)."""
+    for i in range(2000):
+        rng = random.Random(f"long-run-{i}")
+        deal = random_deal(rng)
+        r = TrainRound.from_deal(deal.layout, **deal.kwargs())
+        while not r.is_over:
+            r.play(rng.randrange(len(r.legal_moves)))
+            run = 0
+            for kind, *_ in reversed(r.log):
+                if kind != "pass":
+                    break
+                run += 1
+            if not r.is_over and r.stock_size == 0 and run >= r.players:
+                yield r.copy()
+                break
+
+
+def test_the_sampler_rebuilds_a_round_that_went_on_after_a_full_run_of_passes():
+    done = 0
+    for r in positions_after_a_long_run():
+        obs = r.observation(r.to_move)
+        sampler = TrainSampler(obs)
+        assert sampler.method in ("exact", "rejection")
+        for k in range(3):
+            try:
+                hands, stock = sampler.full_deal(k)
+            except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
+                continue
+            assert replay(obs, hands, stock) == obs
+        # a record with more passes in a row on the empty stock than a round allows
+        extra = tuple(("pass", (r.to_move + k) % r.players, None, None)
+                      for k in range(r.players))  # fmt: skip
+        with pytest.raises(ValueError, match="passes in a row"):
+            TrainSampler(dataclasses.replace(obs, log=obs.log + extra))
+        done += 1
+        if done == 5:
+            break
+    assert done == 5

@@ -5,6 +5,7 @@ consistent full deal is equally likely."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 
@@ -217,3 +218,19 @@ def test_objects_made_with_new_are_safe():
     s = TrainSampler(obs)
     with pytest.raises(ValueError, match="built once"):
         s.__init__(obs)
+
+
+def test_an_eight_seat_table_past_fifty_thousand_states_is_exact():
+    """The compiled programme builds tables the Python one refused (its bound was 50,000
+    states): Mexican Train, 8 seats, seed 1 after 50 heaviest-tile moves.  Its count is
+    exact (the programme rerun in Python integers over the table) and its samples replay."""
+    r = TrainRound.deal("trains", set_max=12, players=8, seed=1)
+    for _ in range(50):
+        r.play(max(r.legal_moves, key=lambda m: m.tile.high + m.tile.low))
+    obs = r.observation(r.to_move)
+    sampler = TrainSampler(obs)
+    assert sampler.method == "exact" and sampler.table_size > 50_000
+    assert sampler.count > 10**20 and sampler.count % math.factorial(obs.stock_size) == 0
+    for k in range(5):
+        hands, stock = sampler.full_deal(k)
+        assert replay(obs, hands, stock) == obs
