@@ -20,11 +20,12 @@ model; in short:
 * So each hidden tile has a set of groups it may go to, and a consistent deal is an
   assignment of those tiles to the groups that fills each exactly (the order of the stock
   left multiplies every assignment alike).  Tiles with the same set are interchangeable:
-  the assignments are counted exactly (Python integers) by a dynamic programme over the
-  groups whose state is how many tiles of each class are left, the classes merged as the
-  groups that told them apart are filled; the counts become one table of choice
-  probabilities that ``sample`` walks without the GIL (uniform up to the rounding of those
-  probabilities to doubles, a relative 2**-53 per choice).
+  the assignments are counted by a dynamic programme in C (``dp_table``) over the groups
+  whose state is how many tiles of each class are left, the classes merged as the groups
+  that told them apart are filled.  Its counts are doubles (positive sums, below 90!: no
+  overflow, no cancellation; docs/sampler.md says why); ``count`` reruns it over the
+  finished table in Python integers, exactly.  The counts become one table of choice
+  probabilities that ``sample`` walks without the GIL (uniform up to their rounding).
 * If that table would exceed ``max_states`` states, the sampler says so (``exact`` False,
   ``fallback`` the reason) and deals the unseen tiles uniformly instead, as it did before.
 """
