@@ -9,7 +9,7 @@ import random
 
 import pytest
 from test_trains_differential import random_deal
-from test_trainsample_exact import replay
+from test_trainsample_exact import check_samples
 from trains_model import TrainsModel
 
 from bones import Round
@@ -144,14 +144,7 @@ def test_the_sampler_rebuilds_a_round_that_went_on_after_a_full_run_of_passes():
     done = 0
     for r in positions_after_a_long_run():
         obs = r.observation(r.to_move)
-        sampler = TrainSampler(obs)
-        assert sampler.method in ("exact", "rejection")
-        for k in range(3):
-            try:
-                hands, stock = sampler.full_deal(k)
-            except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
-                continue
-            assert replay(obs, hands, stock) == obs
+        check_samples(obs, 3)
         # a record with more passes in a row on the empty stock than a round allows
         extra = tuple(("pass", (r.to_move + k) % r.players, None, None)
                       for k in range(r.players))  # fmt: skip

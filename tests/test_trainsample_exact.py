@@ -46,6 +46,27 @@ def random_positions(layout, set_max, players, seed, hand_size=None, every=1):
         r.play(rng.randrange(len(r.legal_moves)))
 
 
+def check_samples(obs: TrainObservation, n: int) -> int:
+    """Build the sampler of obs and check that its first n samples replay to it; how many
+    were checked (rejection may find nothing for some)."""
+    sampler = TrainSampler(obs)
+    assert sampler.method in ("exact", "rejection")
+    checked = 0
+    for k in range(n):
+        try:
+            hands, stock = sampler.full_deal(k)
+        except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
+            assert sampler.method == "rejection"
+            continue
+        assert replay(obs, hands, stock) == obs
+        checked += 1
+        # the position sample() deals is the full deal's, played to now
+        cur, rest = sampler.deal(k)
+        assert [len(h) for h in cur] == list(obs.hand_sizes)
+        assert len(rest) == obs.stock_size
+    return checked
+
+
 @pytest.mark.parametrize(
     ("layout", "set_max", "players"),
     [
@@ -61,21 +82,7 @@ def test_every_sample_replays_to_the_observation(layout, set_max, players):
     checked = 0
     for seed in range(3):
         for r in random_positions(layout, set_max, players, seed, every=3):
-            obs = r.observation(r.to_move)
-            sampler = TrainSampler(obs)
-            assert sampler.method in ("exact", "rejection")
-            for k in range(3):
-                try:
-                    hands, stock = sampler.full_deal(k)
-                except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
-                    assert sampler.method == "rejection"
-                    continue
-                assert replay(obs, hands, stock) == obs
-                checked += 1
-                # the position sample() deals is the full deal's, played to now
-                cur, rest = sampler.deal(k)
-                assert [len(h) for h in cur] == list(obs.hand_sizes)
-                assert len(rest) == obs.stock_size
+            checked += check_samples(r.observation(r.to_move), 3)
     assert checked > 50
 
 
