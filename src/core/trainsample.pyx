@@ -40,7 +40,7 @@ from bones.core.trainstate cimport (
     LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_MEXICAN, TR_PLAYING, TrainState,
     move_target, move_tile, ts_accepts, ts_copy, ts_gen, ts_place,
 )
-from bones.core.trains cimport TrainRound
+from bones.core.trains cimport TrainMove, TrainRound
 from bones.core.wideset cimport (
     W128, WIDE_DOUBLE, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
@@ -71,11 +71,12 @@ cdef inline void shuffle(uint8_t* deck, int n, uint64_t* rng) noexcept nogil:
         deck[j] = x
 
 
-cdef int _code(object text) except -1:
-    """A move's code from its text (``TrainMove.parse``)."""
-    from bones.core.trains import TrainMove
-
-    return TrainMove.parse(text).code
+cdef int _code(object move) except -1:
+    """A move's code from a TrainMove or its text: an observation's legal moves and log
+    may hold either (the code, not the text, is what the sampler reads)."""
+    if isinstance(move, TrainMove):
+        return (<TrainMove>move).code
+    return TrainMove.parse(move).code
 
 
 cdef inline double rng_unit(uint64_t* rng) noexcept nogil:
@@ -388,7 +389,7 @@ cdef TrainSampler sampler_of(object observation):
     return TrainSampler(observation)
 
 
-cdef int _place(TrainState* s, int t, int target, int seat, str tile, str where) except -1:
+cdef int _place(TrainState* s, int t, int target, int seat, object tile, object where) except -1:
     """Put tile t on target as ts_play does (hands aside), after checking that the record
     can say so."""
     if w_has(s.table, t):
