@@ -24,7 +24,7 @@ class TrainResult(RoundResult):
     own), so the referee, the game and the journal treat a train round like any other.
 
     ``reason``: ``"out"`` (a placement emptied the hand of ``out_seat``, the round's only
-    winner) or ``"blocked"`` (every seat passed in a row with the stock empty; the seats
+    winner) or ``"blocked"`` (the stock is empty and no seat can place; the seats
     with the lowest penalty win, ``out_seat`` is None).  ``points`` and ``values``: per
     seat, the penalty, the pips left in its hand (0-0 counts the round's ``zero_double``);
     the lowest total over a game wins.  ``last_seat``: the seat that placed the last tile

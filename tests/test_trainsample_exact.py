@@ -4,15 +4,18 @@ consistent full deal is equally likely."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 import random
 from collections import Counter
 
 import pytest
 from scipy.stats import chisquare
 
-from bones.core.trains import TrainRound
+from bones.core.trains import TrainMove, TrainRound
 from bones.core.trainsample import TrainSampler
+from bones.core.wideset import SetTile
 from bones.observation import TrainObservation
 
 
@@ -45,6 +48,27 @@ def random_positions(layout, set_max, players, seed, hand_size=None, every=1):
         r.play(rng.randrange(len(r.legal_moves)))
 
 
+def check_samples(obs: TrainObservation, n: int) -> int:
+    """Build the sampler of obs and check that its first n samples replay to it; how many
+    were checked (rejection may find nothing for some)."""
+    sampler = TrainSampler(obs)
+    assert sampler.method in ("exact", "rejection")
+    checked = 0
+    for k in range(n):
+        try:
+            hands, stock = sampler.full_deal(k)
+        except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
+            assert sampler.method == "rejection"
+            continue
+        assert replay(obs, hands, stock) == obs
+        checked += 1
+        # the position sample() deals is the full deal's, played to now
+        cur, rest = sampler.deal(k)
+        assert [len(h) for h in cur] == list(obs.hand_sizes)
+        assert len(rest) == obs.stock_size
+    return checked
+
+
 @pytest.mark.parametrize(
     ("layout", "set_max", "players"),
     [
@@ -60,21 +84,7 @@ def test_every_sample_replays_to_the_observation(layout, set_max, players):
     checked = 0
     for seed in range(3):
         for r in random_positions(layout, set_max, players, seed, every=3):
-            obs = r.observation(r.to_move)
-            sampler = TrainSampler(obs)
-            assert sampler.method in ("exact", "rejection")
-            for k in range(3):
-                try:
-                    hands, stock = sampler.full_deal(k)
-                except RuntimeError:  # rejection found nothing in REJECT_TRIES proposals
-                    assert sampler.method == "rejection"
-                    continue
-                assert replay(obs, hands, stock) == obs
-                checked += 1
-                # the position sample() deals is the full deal's, played to now
-                cur, rest = sampler.deal(k)
-                assert [len(h) for h in cur] == list(obs.hand_sizes)
-                assert len(rest) == obs.stock_size
+            checked += check_samples(r.observation(r.to_move), 3)
     assert checked > 50
 
 
@@ -217,3 +227,41 @@ def test_objects_made_with_new_are_safe():
     s = TrainSampler(obs)
     with pytest.raises(ValueError, match="built once"):
         s.__init__(obs)
+
+
+def test_an_eight_seat_table_past_fifty_thousand_states_is_exact():
+    """The compiled programme builds tables the Python one refused (its bound was 50,000
+    states): Mexican Train, 8 seats, seed 1 after 50 heaviest-tile moves.  Its count is
+    exact (the programme rerun in Python integers over the table) and its samples replay."""
+    r = TrainRound.deal("trains", set_max=12, players=8, seed=1)
+    for _ in range(50):
+        r.play(max(r.legal_moves, key=lambda m: m.tile.high + m.tile.low))
+    obs = r.observation(r.to_move)
+    sampler = TrainSampler(obs)
+    assert sampler.method == "exact" and sampler.table_size > 50_000
+    assert sampler.count > 10**20 and sampler.count % math.factorial(obs.stock_size) == 0
+    for k in range(5):
+        hands, stock = sampler.full_deal(k)
+        assert replay(obs, hands, stock) == obs
+
+
+def test_tile_and_move_objects_read_as_their_text():
+    """The sampler reads codes, not texts: an observation holding SetTile and TrainMove
+    objects (for its hand, log and legal moves) rebuilds the same position and draws the
+    same samples."""
+    obs = drew_with_5_open().observation(0)
+    objects = dataclasses.replace(
+        obs,
+        hand=tuple(SetTile.parse(t) for t in obs.hand),
+        legal_moves=tuple(TrainMove.parse(m) for m in obs.legal_moves),
+        log=tuple(
+            (kind, seat, None if tile is None else SetTile.parse(tile), where)
+            for kind, seat, tile, where in obs.log
+        ),
+        placements=tuple(
+            (seat, SetTile.parse(tile), where) for seat, tile, where in obs.placements
+        ),
+    )
+    a, b = TrainSampler(obs), TrainSampler(objects)
+    assert a.public() == b.public() and a.count == b.count
+    assert [a.deal(k) for k in range(5)] == [b.deal(k) for k in range(5)]

@@ -292,9 +292,14 @@ class TrainsModel:
         self.passes_in_row += 1
         # SPEC: "blocked: every seat has passed in a row (players consecutive passes,
         # possible only with an empty stock)". Passes after a draw can follow each other
-        # while the stock still holds tiles, so this model ends the round when the last
-        # `players` turns were all passes AND the stock is empty.
-        if self.passes_in_row >= self.players and not self.stock:
+        # while the stock still holds tiles, and a marker put up by a pass can open a
+        # train to a seat that passed earlier, so this model ends the round when the last
+        # `players` turns were all passes, the stock is empty AND nobody can place.
+        if (
+            self.passes_in_row >= self.players
+            and not self.stock
+            and not any(self._placements(s, self.hands[s]) for s in range(self.players))
+        ):
             self._finish("blocked", None)
             return
         self.to_move = (seat + 1) % self.players

@@ -26,6 +26,7 @@ ctypedef struct TrainSnap:
     uint8_t stock_size           # tiles left in the boneyard
     int8_t pending               # as TrainState.pending
     uint16_t public              # trains: the marker bits
+    uint16_t open_trains         # trains: ts_open_trains of the seat to move
     W128 hand                    # the seat's own tiles
     uint8_t sizes[8]             # tiles held, per seat
     uint8_t train_open[9]        # trains: each train's open number

@@ -3,9 +3,9 @@
 The rules are TRAINS_SPEC (docs/trains.md).  Where the spec left a choice, this core
 reads it so (each also in docs/trains.md):
 
-* **blocked** is ``players`` consecutive passes *and* an empty stock (the spec says
-  "players consecutive passes, possible only with an empty stock"; with draws, a run of
-  passes can reach ``players`` while tiles remain, and then play goes on).
+* **blocked**: the stock is empty and no seat can place, checked once every seat has
+  passed in a row (the spec's "players consecutive passes"; a marker put up by a later
+  pass may open a train to an earlier passer, and then play goes on to that seat).
 * **first_turn_own_train and a pending double**: both restrictions hold, so a seat whose
   own train is still empty may satisfy a double only when it is on its own train; otherwise
   it draws (and passes).
@@ -35,11 +35,11 @@ from bones.core.tiles cimport short_repr
 from bones.core.trainstate cimport (
     EV_DRAW, EV_PLACE, LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_CF_BIT,
     TR_MAX_PLIES, TR_MEXICAN, TR_OUT, TR_PLAYING, TEvent, TrainState, move_target, move_tile,
-    ts_copy, ts_deal_random, ts_find, ts_init, ts_penalty, ts_play, ts_playout, ts_set_tiles,
-    ts_undo,
+    ts_copy, ts_deal_random, ts_find, ts_init, ts_open_trains, ts_penalty,
+    ts_play, ts_playout, ts_set_tiles, ts_undo,
 )
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
 )
 
@@ -927,6 +927,7 @@ cdef void _snap(const TrainState* st, int seat, TrainSnap* v) noexcept nogil:
     memcpy(v.train_len, st.train_len, sizeof(v.train_len))
     if st.layout == LAYOUT_CHICKEN:
         memcpy(v.ends_by, st.ends_by, sizeof(v.ends_by))
+    v.open_trains = ts_open_trains(st, st.to_move) if st.layout == LAYOUT_TRAINS else 0
     v.n_events = st.n_events
     v.n_placed = st.n_plies
     v.n_own = 0
@@ -953,20 +954,13 @@ cdef object _pending_of(int layout, int pending):
 
 cdef tuple _open_ends_of(const TrainSnap* v):
     """The targets open to the seat to move in v (see ``TrainRound.open_ends``)."""
-    cdef int seat = v.to_move, t, val
+    cdef int t, val
     cdef W128 ends
     if v.status != TR_PLAYING:
         return ()
     if v.layout == LAYOUT_TRAINS:
-        first_only = v.first_turn_own and v.train_len[seat] == 0
-        if v.pending >= 0:
-            targets = [] if first_only and v.pending != seat else [v.pending]
-        elif first_only:
-            targets = [seat]
-        else:
-            targets = [t for t in range(v.players) if t == seat or v.public >> t & 1]
-            targets.append(TR_MEXICAN)
-        return tuple([(_TRAIN_NAMES[t], v.train_open[t]) for t in targets])
+        return tuple([(_TRAIN_NAMES[t], v.train_open[t])
+                      for t in range(TR_MEXICAN + 1) if v.open_trains >> t & 1])
     if v.pending >= 0:
         return ((_TEXTS[v.pending], WIDE_LO[v.pending]),)
     out = []

@@ -11,6 +11,7 @@ ctypedef struct TSNode:
     int32_t n                    # its transitions (>= 1)
     int32_t cls                  # the tiles it takes from: TrainSampler.cls_mask[cls]
     uint8_t group                # the group they go to
+    uint8_t avail                # tiles of its class still unassigned here
 
 ctypedef struct TSTrans:
     double cum                   # cumulative probability of this and the earlier ones
@@ -27,7 +28,7 @@ cdef class TrainSampler:
     cdef int stock_size          # tiles left in the stock
     cdef bint exact              # 1: sample() draws from the exact model (nodes below)
     cdef object why_not          # why not exact (a str), or None
-    cdef object total            # consistent assignments of tiles to groups (Python int)
+    cdef double weight           # the table's count of assignments (doubles: docs/sampler.md)
     cdef int n_groups            # hidden groups: draws, deals, the stock left (last)
     cdef uint8_t g_seat[96]      # per group, its seat (8: the stock left)
     cdef int8_t g_draw[96]       # per group, the draw it is (index in the draws), or -1

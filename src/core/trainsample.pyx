@@ -20,27 +20,29 @@ model; in short:
 * So each hidden tile has a set of groups it may go to, and a consistent deal is an
   assignment of those tiles to the groups that fills each exactly (the order of the stock
   left multiplies every assignment alike).  Tiles with the same set are interchangeable:
-  the assignments are counted exactly (Python integers) by a dynamic programme over the
-  groups whose state is how many tiles of each class are left, the classes merged as the
-  groups that told them apart are filled; the counts become one table of choice
-  probabilities that ``sample`` walks without the GIL (uniform up to the rounding of those
-  probabilities to doubles, a relative 2**-53 per choice).
+  the assignments are counted by a dynamic programme in C (``dp_table``) over the groups
+  whose state is how many tiles of each class are left, the classes merged as the groups
+  that told them apart are filled.  Its counts are doubles (positive sums, below 90!: no
+  overflow, no cancellation; docs/sampler.md says why); ``count`` reruns it over the
+  finished table in Python integers, exactly.  The counts become one table of choice
+  probabilities that ``sample`` walks without the GIL (uniform up to their rounding).
 * If that table would exceed ``max_states`` states, the sampler says so (``exact`` False,
   ``fallback`` the reason) and deals the unseen tiles uniformly instead, as it did before.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport uint8_t, uint64_t
-from libc.string cimport memset
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
 
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.trainstate cimport (
     LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_MEXICAN, TR_PLAYING, TrainState,
-    move_target, move_tile, ts_copy, ts_gen, ts_place,
+    move_target, move_tile, ts_accepts, ts_copy, ts_gen, ts_place,
 )
-from bones.core.trains cimport TrainRound
+from bones.core.trains cimport TrainMove, TrainRound
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_LO, WIDE_NUM, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    W128, WIDE_DOUBLE, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
 )
 
@@ -49,7 +51,7 @@ from math import comb, factorial
 from bones.core.observation import TrainObservation
 
 #: The default bound on the sampling table's states (TrainSampler(max_states=...)).
-MAX_STATES = 50_000
+MAX_STATES = 100_000
 cdef enum:
     _REJECT_TRIES = 200       # proposals of the relaxed table per sample before a miss
 #: Proposals sample() draws from the relaxed table before it gives up on one sample.
@@ -69,37 +71,12 @@ cdef inline void shuffle(uint8_t* deck, int n, uint64_t* rng) noexcept nogil:
         deck[j] = x
 
 
-cdef int _code(object text) except -1:
-    """A move's code from its text (``TrainMove.parse``)."""
-    from bones.core.trains import TrainMove
-
-    return TrainMove.parse(text).code
-
-
-cdef W128 open_tiles(const TrainState* s, int seat) noexcept nogil:
-    """The tiles that would give ``seat`` a placement if it were to move in s (ts_gen's
-    rules, any hand): a seat with none of them in hand draws, then passes."""
-    cdef W128 m = w_zero()
-    cdef int t, v
-    cdef bint first_only
-    if s.layout == LAYOUT_TRAINS:
-        first_only = s.first_turn_own and s.train_len[seat] == 0
-        if s.pending >= 0:
-            if first_only and s.pending != seat:
-                return m
-            return WIDE_NUM[s.train_open[s.pending]]
-        if first_only:
-            return WIDE_NUM[s.train_open[seat]]
-        for t in range(s.players):
-            if t == seat or s.public >> t & 1:
-                m = w_or(m, WIDE_NUM[s.train_open[t]])
-        return w_or(m, WIDE_NUM[s.train_open[TR_MEXICAN]])
-    if s.pending >= 0:
-        return WIDE_NUM[WIDE_LO[s.pending]]
-    for v in range(s.set_max + 1):
-        if w_any(s.ends_by[v]):
-            m = w_or(m, WIDE_NUM[v])
-    return m
+cdef int _code(object move) except -1:
+    """A move's code from a TrainMove or its text: an observation's legal moves and log
+    may hold either (the code, not the text, is what the sampler reads)."""
+    if isinstance(move, TrainMove):
+        return (<TrainMove>move).code
+    return TrainMove.parse(move).code
 
 
 cdef inline double rng_unit(uint64_t* rng) noexcept nogil:
@@ -134,9 +111,9 @@ cdef class TrainSampler:
 
     def __dealloc__(self):
         PyMem_Free(self.base)
-        PyMem_Free(self.nodes)
-        PyMem_Free(self.trans)
-        PyMem_Free(self.cls_mask)
+        free(self.nodes)
+        free(self.trans)
+        free(self.cls_mask)
 
     def __init__(self, observation, *, max_states=MAX_STATES, model=True):
         if type(max_states) is not int or max_states < 1:
@@ -290,7 +267,7 @@ cdef class TrainSampler:
         self._check_built()
         if not self.exact or self.rejecting:
             return None
-        return self.total * factorial(self.stock_size)
+        return _exact_count(self) * factorial(self.stock_size)
 
     @property
     def method(self):
@@ -412,7 +389,7 @@ cdef TrainSampler sampler_of(object observation):
     return TrainSampler(observation)
 
 
-cdef int _place(TrainState* s, int t, int target, int seat, str tile, str where) except -1:
+cdef int _place(TrainState* s, int t, int target, int seat, object tile, object where) except -1:
     """Put tile t on target as ts_play does (hands aside), after checking that the record
     can say so."""
     if w_has(s.table, t):
@@ -493,6 +470,8 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
     draw_known = []     # per draw, its tile (index) when known, else None
     draw_groups = []    # (seat, time, draw index) of a tile drawn and then passed with
     known_drawn = 0     # tiles of other seats known from their draws (placed at once)
+    stock_left = obs.stock_size + sum([1 for ev in log if ev[0] == "draw"])
+    empty_passes = 0    # passes in a row made with the stock empty
     for e, (kind, who, tile, where) in enumerate(log):
         if not 0 <= who < players:
             raise ValueError(f"observation: a log event of seat {who}")
@@ -504,6 +483,7 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                 raise ValueError(f"observation: tile {tile} is placed and held")
             _place(s, t, target, who, tile, where)
             s.passes = 0
+            empty_passes = 0
             placed[who] += 1
             if who == seat:
                 w_set(&mine_placed, t)
@@ -511,7 +491,8 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                 w_set(&others_placed, t)
                 play_time[t] = (who, 2 * e + 2)
         elif kind == "draw":
-            voids.append((who, 2 * e + 2, _int_of(open_tiles(s, who))))
+            stock_left -= 1
+            voids.append((who, 2 * e + 2, _int_of(ts_accepts(s, who))))
             drawn[who] += 1
             if who == seat:
                 if tile is None:
@@ -531,8 +512,13 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                     draw_groups.append((who, 2 * e + 3, len(draw_known)))
                     draw_known.append(None)
         elif kind == "pass":
-            voids.append((who, 2 * e + 2, _int_of(open_tiles(s, who))))
+            voids.append((who, 2 * e + 2, _int_of(ts_accepts(s, who))))
             s.passes += 1
+            if stock_left == 0:
+                empty_passes += 1
+                if empty_passes >= 2 * players:  # trainstate.pyx: fewer in any run
+                    raise ValueError("observation: more passes in a row with the stock "
+                                     "empty than a round allows")
             if s.layout == LAYOUT_TRAINS:
                 s.public |= 1 << who
         else:
@@ -662,11 +648,11 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
         other += [k for k, g in enumerate(groups) if g[0] == who and g[3] >= 0]
         other += [k for k, g in enumerate(groups) if g[0] == who and g[3] < 0]
     other.append(n_groups - 1)
-    result = _table(masks, caps, max_states)
-    if result is None and other != list(range(n_groups)):
+    built = _try_table(self, masks, caps, max_states)
+    if not built and other != list(range(n_groups)):
         permuted = {t: _permuted(m, other) for t, m in masks.items()}
-        result = _table(permuted, [caps[k] for k in other], max_states)
-        if result is not None:
+        built = _try_table(self, permuted, [caps[k] for k in other], max_states)
+        if built:
             groups = [groups[k] for k in other]
             masks = permuted
     for k, (gs, got, cap, d) in enumerate(groups):
@@ -675,12 +661,9 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     for t, m in masks.items():
         self.allowed[t].lo = <uint64_t>(m & 0xFFFFFFFFFFFFFFFF)
         self.allowed[t].hi = <uint64_t>(m >> 64)
-    if result is not None:
-        total, nodes, trans, classes = result
-        if total == 0:
+    if built:
+        if self.weight == 0:
             raise ValueError("observation: no hidden deal is consistent with the record")
-        self.total = total
-        _store(self, nodes, trans, classes)
         self.exact = True
         self.why_not = None
         return 0
@@ -697,24 +680,67 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     deal_bit = {gs: 1 << k for k, (gs, got, cap, d) in enumerate(groups) if d < 0}
     order = sorted(by_seat, key=lambda w: (
         sum([1 for u in unseen if not masks[u] & deal_bit[w]]), w))
-    result = None
     for n_relaxed in range(1, len(order) + 1):
         for t in unseen:
             for w in order[:n_relaxed]:
                 masks[t] |= by_seat[w]
-        result = _table(masks, caps, max_states)
-        if result is not None:
+        built = _try_table(self, masks, caps, max_states)
+        if built:
             break
-    if result is None or result[0] == 0:
+    if not built or self.weight == 0:
         self.why_not = (f"the sampling table would exceed max_states={max_states} states, "
                         f"even relaxed: the unseen tiles are dealt uniformly")
         return 0
-    total, nodes, trans, classes = result
-    _store(self, nodes, trans, classes)
     self.exact = True
     self.rejecting = True
     self.why_not = None
     return 0
+
+
+cdef int _try_table(TrainSampler self, dict masks, list caps, long max_states) except -1:
+    """Build the table of this model into self (dp_table); 1, or 0 past max_states."""
+    cdef W128 m[91]
+    cdef uint8_t tiles[91]
+    cdef uint8_t cp[96]
+    cdef int n = 0, k, rc
+    cdef double weight = 0
+    for t, mask in masks.items():
+        tiles[n] = t
+        m[n].lo = <uint64_t>(mask & 0xFFFFFFFFFFFFFFFF)
+        m[n].hi = <uint64_t>(mask >> 64)
+        n += 1
+    for k in range(len(caps)):
+        cp[k] = caps[k]
+    free(self.nodes)
+    free(self.trans)
+    free(self.cls_mask)
+    self.nodes = NULL
+    self.trans = NULL
+    self.cls_mask = NULL
+    self.n_nodes = 0
+    rc = dp_table(self, m, tiles, n, cp, len(caps), max_states, &weight)
+    if rc == DP_NO_MEMORY:
+        raise MemoryError()
+    self.weight = weight
+    return rc == DP_BUILT
+
+
+cdef object _exact_count(TrainSampler self):
+    """The assignments the table counts, as an exact integer: the same programme over
+    its nodes (a child always after its parent), in Python integers."""
+    cdef int i, e
+    cdef TSNode* nd
+    if self.n_nodes == 0:
+        return 1 if self.weight > 0 else 0
+    count = [0] * self.n_nodes
+    for i in range(self.n_nodes - 1, -1, -1):
+        nd = &self.nodes[i]
+        total = 0
+        for e in range(nd.first, nd.first + nd.n):
+            child = self.trans[e].child
+            total += comb(nd.avail, self.trans[e].x) * (1 if child < 0 else count[child])
+        count[i] = total
+    return count[0]
 
 
 def _permuted(m, list order):
@@ -726,174 +752,515 @@ def _permuted(m, list order):
     return out
 
 
-cdef int _store(TrainSampler self, list nodes, list trans, list classes) except -1:
+# --- the counting programme (C) ----------------------------------------------------------
+
+cdef enum:
+    DP_BUILT = 0                 # the table is built (its total may be 0: no deal)
+    DP_TOO_BIG = 1               # more than max_states states
+    DP_NO_MEMORY = 2
+
+cdef int DP_DEAD = -1            # stage_start: no way to fill the groups from here
+cdef int DP_END = -2             # stage_start: every group is filled
+
+
+ctypedef struct DPLayer:
+    int key_len                  # bytes of a state's key at this step
+    int n                        # states
+    int room                     # states the key arena holds
+    uint8_t* keys                # n * key_len bytes: cap left, then the class counts
+    int real_len                 # bytes in use (the rest, to a multiple of 8, zero)
+    int32_t* slots               # open addressing: local index + 1, 0 when empty
+    uint32_t* tags               # per slot, the low 32 bits of its key's hash
+    int n_slots                  # a power of two, >= 2 * n
+
+
+ctypedef struct DP:
+    int n_groups                 # G
+    int n_steps                  # S: one per (group, class allowed in it)
+    const uint8_t* caps          # per group, its size
+    int n_cls[97]                # per stage k (0..G), its classes
+    W128* key                    # [97 * 91]: per stage and class, the allowed groups >> k
+    W128* mem                    # [97 * 91]: per stage and class, its tiles
+    int16_t* nxt                 # [96 * 91]: the class at stage k + 1 of its leftovers
+    int16_t* elig                # [96 * 91]: per stage, the classes allowed in group k
+    int n_elig[96]               # their number
+    int16_t* nonel               # [96 * 91]: the others
+    int n_nonel[96]              # their number
+    int* step_of                 # [97]: the first step of each stage
+    int* step_k                  # [S]: the stage of each step
+    int* step_j                  # [S]: the eligible class of each step
+    DPLayer* layers              # [S]
+    long n_states                # states so far
+    long max_states              # the bound
+    int n_edges                  # edges so far
+    int room_edges               # edges the arrays hold
+    uint8_t* e_x                 # per edge, tiles taken
+    int32_t* e_step              # per edge, the child's step (or DP_END)
+    int32_t* e_local             # per edge, the child's index in its layer
+    int32_t* s_first             # per state (global id), its first edge
+    uint8_t* s_avail             # per state, tiles of its class left
+    int room_states              # states the per-state arrays hold
+
+
+cdef inline W128 w_shr1(W128 a) noexcept nogil:
+    cdef W128 r
+    r.lo = (a.lo >> 1) | (a.hi << 63)
+    r.hi = a.hi >> 1
+    return r
+
+
+cdef inline bint w_eq(W128 a, W128 b) noexcept nogil:
+    return a.lo == b.lo and a.hi == b.hi
+
+
+cdef inline uint64_t key_hash(const uint8_t* key, int n) noexcept nogil:
+    """A hash of n bytes (a multiple of 8), a word at a time."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL, w
     cdef int i
-    cdef W128 m
-    self.nodes = <TSNode*>PyMem_Malloc(max(1, len(nodes)) * sizeof(TSNode))
-    self.trans = <TSTrans*>PyMem_Malloc(max(1, len(trans)) * sizeof(TSTrans))
-    self.cls_mask = <W128*>PyMem_Malloc(max(1, len(classes)) * sizeof(W128))
-    if self.nodes is NULL or self.trans is NULL or self.cls_mask is NULL:
-        raise MemoryError()
-    for i, (first, n, cls, group) in enumerate(nodes):
-        self.nodes[i].first = first
-        self.nodes[i].n = n
-        self.nodes[i].cls = cls
-        self.nodes[i].group = group
-    for i, (cum, child, x) in enumerate(trans):
-        self.trans[i].cum = cum
-        self.trans[i].child = child
-        self.trans[i].x = x
-    for i, tiles in enumerate(classes):
-        m = w_zero()
-        for t in tiles:
-            w_set(&m, t)
-        self.cls_mask[i] = m
-    self.n_nodes = len(nodes)
+    for i in range(0, n, 8):
+        memcpy(&w, key + i, 8)
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+    return h
+
+
+cdef int layer_find(DP* d, DPLayer* L, uint8_t* key) noexcept nogil:
+    """The index of key in L, inserted if new; -1 past max_states, -2 out of memory."""
+    cdef uint64_t h
+    cdef int i, j, k
+    cdef int32_t* slots
+    cdef uint32_t* tags
+    cdef uint8_t* keys
+    memset(key + L.real_len, 0, L.key_len - L.real_len)
+    h = key_hash(key, L.key_len)
+    if L.n_slots == 0 or 2 * (L.n + 1) > L.n_slots:
+        k = 64 if L.n_slots == 0 else 2 * L.n_slots
+        slots = <int32_t*>calloc(k, sizeof(int32_t))
+        tags = <uint32_t*>malloc(k * sizeof(uint32_t))
+        if slots is NULL or tags is NULL:
+            free(slots)
+            free(tags)
+            return -2
+        for i in range(L.n_slots):
+            if L.slots[i]:
+                j = <int>(L.tags[i] & (k - 1))
+                while slots[j]:
+                    j = (j + 1) & (k - 1)
+                slots[j] = L.slots[i]
+                tags[j] = L.tags[i]
+        free(L.slots)
+        free(L.tags)
+        L.slots = slots
+        L.tags = tags
+        L.n_slots = k
+    j = <int>(h & (L.n_slots - 1))
+    while L.slots[j]:
+        if L.tags[j] == <uint32_t>h:
+            i = L.slots[j] - 1
+            if memcmp(L.keys + <size_t>i * L.key_len, key, L.key_len) == 0:
+                return i
+        j = (j + 1) & (L.n_slots - 1)
+    if d.n_states >= d.max_states:
+        return -1
+    if L.n == L.room:
+        k = 16 if L.room == 0 else 2 * L.room
+        keys = <uint8_t*>realloc(L.keys, <size_t>k * L.key_len)
+        if keys is NULL:
+            return -2
+        L.keys = keys
+        L.room = k
+    memcpy(L.keys + <size_t>L.n * L.key_len, key, L.key_len)
+    L.slots[j] = L.n + 1
+    L.tags[j] = <uint32_t>h
+    L.n += 1
+    d.n_states += 1
+    return L.n - 1
+
+
+cdef int stage_start(DP* d, int k, uint8_t* counts, uint8_t* out) noexcept nogil:
+    """From the class counts at the start of stage k: the first step whose state (written
+    to out) has a group to fill, DP_END or DP_DEAD.  counts is overwritten."""
+    cdef int c, i, na, total
+    while k < d.n_groups:
+        na = d.n_cls[k + 1]
+        memset(out + 1, 0, na)
+        for i in range(d.n_nonel[k]):
+            c = d.nonel[k * 91 + i]
+            out[1 + d.nxt[k * 91 + c]] += counts[c]
+        if d.n_elig[k] == 0:
+            if d.caps[k]:
+                return DP_DEAD
+            memcpy(counts, out + 1, na)
+            k += 1
+            continue
+        total = 0
+        for i in range(d.n_elig[k]):
+            c = d.elig[k * 91 + i]
+            out[1 + na + i] = counts[c]
+            total += counts[c]
+        if d.caps[k] > total:
+            return DP_DEAD
+        out[0] = d.caps[k]
+        return d.step_of[k]
+    return DP_END
+
+
+cdef int add_edge(DP* d, int x, int step, int local) noexcept nogil:
+    cdef int k
+    if d.n_edges == d.room_edges:
+        k = 1024 if d.room_edges == 0 else 2 * d.room_edges
+        d.e_x = <uint8_t*>realloc(d.e_x, k)
+        d.e_step = <int32_t*>realloc(d.e_step, k * sizeof(int32_t))
+        d.e_local = <int32_t*>realloc(d.e_local, k * sizeof(int32_t))
+        if d.e_x is NULL or d.e_step is NULL or d.e_local is NULL:
+            return -1
+        d.room_edges = k
+    d.e_x[d.n_edges] = x
+    d.e_step[d.n_edges] = step
+    d.e_local[d.n_edges] = local
+    d.n_edges += 1
     return 0
 
 
-def _table(dict masks, list caps, int max_states):
-    """Count the assignments of the tiles (``masks``: tile -> allowed groups, bit k for
-    group k) to the groups (``caps``: their sizes), filling group 0, then 1, ...; and the
-    table that draws one uniformly.  None when it would exceed ``max_states`` states.
+cdef void dp_free(DP* d) noexcept nogil:
+    cdef int s
+    if d.layers is not NULL:
+        for s in range(d.n_steps):
+            free(d.layers[s].keys)
+            free(d.layers[s].slots)
+            free(d.layers[s].tags)
+    free(d.layers)
+    free(d.key)
+    free(d.mem)
+    free(d.nxt)
+    free(d.elig)
+    free(d.nonel)
+    free(d.step_of)
+    free(d.step_k)
+    free(d.step_j)
+    free(d.e_x)
+    free(d.e_step)
+    free(d.e_local)
+    free(d.s_first)
+    free(d.s_avail)
 
-    Stage k fills group k.  Its classes are the tiles' masks shifted right by k (the groups
-    still to fill), merged when equal; a state is how many tiles of each class are left.
-    Within a stage the eligible classes (bit 0 set) are taken one at a time (how many go
-    to group k: each choice a step), the others carried to the next stage's classes.
-    Returns ``(total, nodes, trans, classes)``: nodes ``(first, n, class, group)``,
-    transitions ``(cumulative probability, child or -1, tiles taken)``, class tile lists.
-    """
-    n_groups = len(caps)
-    if any(m == 0 for m in masks.values()):
-        return 0, [], [], []
-    cl = []
-    members = []
-    for k in range(n_groups + 1):
-        d = {}
-        for t, m in masks.items():
-            r = m >> k
-            if r:
-                d.setdefault(r, []).append(t)
-        keys = sorted(d)
-        cl.append(keys)
-        members.append([sorted(d[r]) for r in keys])
-    index = [{r: i for i, r in enumerate(keys)} for keys in cl]
-    nxt = [[index[k + 1].get(r >> 1, -1) for r in cl[k]] for k in range(n_groups)]
-    elig = [[i for i, r in enumerate(cl[k]) if r & 1] for k in range(n_groups)]
-    nonel = [[i for i, r in enumerate(cl[k]) if not r & 1] for k in range(n_groups)]
-    step_of = []
-    steps = []  # (k, j)
-    for k in range(n_groups):
-        step_of.append(len(steps))
-        for j in range(len(elig[k])):
-            steps.append((k, j))
-    n_steps = len(steps)
-    END = (n_steps, None)
 
-    def stage_start(int k, tuple counts):
-        while k < n_groups:
-            acc = [0] * len(cl[k + 1])
-            for c in nonel[k]:
-                acc[nxt[k][c]] += counts[c]
-            if not elig[k]:
-                if caps[k]:
-                    return None
-                counts = tuple(acc)
-                k += 1
+cdef inline bint w_less(W128 a, W128 b) noexcept nogil:
+    return a.hi < b.hi or (a.hi == b.hi and a.lo < b.lo)
+
+
+cdef void sort_classes(W128* key, W128* mem, int n) noexcept nogil:
+    """Classes in the order of their masks (the groups still open, as a number): the
+    order the programme takes them in, which keeps its states few."""
+    cdef int i, j
+    cdef W128 k, m
+    for i in range(1, n):
+        k = key[i]
+        m = mem[i]
+        j = i - 1
+        while j >= 0 and w_less(k, key[j]):
+            key[j + 1] = key[j]
+            mem[j + 1] = mem[j]
+            j -= 1
+        key[j + 1] = k
+        mem[j + 1] = m
+
+
+cdef int find_class(const W128* key, int n, W128 r) noexcept nogil:
+    cdef int c
+    for c in range(n):
+        if w_eq(key[c], r):
+            return c
+    return -1
+
+
+cdef int dp_classes(DP* d, const W128* masks, const uint8_t* tiles, int n_tiles) noexcept nogil:
+    """The classes of every stage, their successors and the steps."""
+    cdef int k, i, c, n, s
+    cdef W128 r
+    cdef W128* key
+    cdef W128* mem
+    n = 0  # stage 0: the tiles' masks, merged when equal
+    for i in range(n_tiles):
+        c = find_class(d.key, n, masks[i])
+        if c < 0:
+            c = n
+            n += 1
+            d.key[c] = masks[i]
+            d.mem[c] = w_zero()
+        w_set(&d.mem[c], tiles[i])
+    sort_classes(d.key, d.mem, n)
+    d.n_cls[0] = n
+    for k in range(d.n_groups):
+        key = d.key + (k + 1) * 91
+        mem = d.mem + (k + 1) * 91
+        n = 0
+        d.n_elig[k] = 0
+        d.n_nonel[k] = 0
+        for i in range(d.n_cls[k]):
+            if d.key[k * 91 + i].lo & 1:
+                d.elig[k * 91 + d.n_elig[k]] = i
+                d.n_elig[k] += 1
+            else:
+                d.nonel[k * 91 + d.n_nonel[k]] = i
+                d.n_nonel[k] += 1
+            r = w_shr1(d.key[k * 91 + i])
+            if not w_any(r):
                 continue
-            rest = tuple([counts[c] for c in elig[k]])
-            if caps[k] > sum(rest):
-                return None
-            return (step_of[k], (caps[k], tuple(acc), rest))
-        return END
+            c = find_class(key, n, r)
+            if c < 0:
+                c = n
+                n += 1
+                key[c] = r
+                mem[c] = w_zero()
+            mem[c] = w_or(mem[c], d.mem[k * 91 + i])
+        sort_classes(key, mem, n)
+        d.n_cls[k + 1] = n
+        for i in range(d.n_cls[k]):
+            r = w_shr1(d.key[k * 91 + i])
+            d.nxt[k * 91 + i] = find_class(key, n, r) if w_any(r) else -1
+    s = 0
+    for k in range(d.n_groups):
+        d.step_of[k] = s
+        s += d.n_elig[k]
+    d.step_of[d.n_groups] = s
+    d.n_steps = s
+    d.step_k = <int*>malloc(max(1, s) * sizeof(int))
+    d.step_j = <int*>malloc(max(1, s) * sizeof(int))
+    d.layers = <DPLayer*>calloc(max(1, s), sizeof(DPLayer))
+    if d.step_k is NULL or d.step_j is NULL or d.layers is NULL:
+        return -1
+    for k in range(d.n_groups):
+        for i in range(d.n_elig[k]):
+            s = d.step_of[k] + i
+            d.step_k[s] = k
+            d.step_j[s] = i
+            d.layers[s].real_len = 1 + d.n_cls[k + 1] + d.n_elig[k] - i
+            d.layers[s].key_len = (d.layers[s].real_len + 7) & ~7
+    return 0
 
-    root = stage_start(0, tuple([len(mm) for mm in members[0]]))
-    if root is None:
-        return 0, [], [], []
-    if root == END:
-        return 1, [], [], []
-    layers = [dict() for _ in range(n_steps)]
-    layers[root[0]][root[1]] = None
-    n_states = 1
-    for step in range(n_steps):
-        k, j = steps[step]
-        c = elig[k][j]
-        nx = nxt[k][c]
-        layer = layers[step]
-        for state in layer:
-            cap, acc, rest = state
-            n = rest[0]
-            rest2 = rest[1:]
-            s2 = sum(rest2)
-            edges = []
-            for x in range(max(0, cap - s2), min(n, cap) + 1):
+
+cdef int dp_expand(DP* d) noexcept nogil:
+    """Every state of every step, in order, with its edges (d.s_first: per state by global
+    id, states numbered layer after layer); DP_TOO_BIG or DP_NO_MEMORY."""
+    cdef uint8_t buf[200]
+    cdef uint8_t counts[100]
+    cdef int s, i, k, j, c, nx, na, nr, n, cap, s2, x, lo, hi, left, child, local, gid = 0
+    cdef DPLayer* L
+    cdef uint8_t* key
+    cdef uint8_t* p
+    for s in range(d.n_steps):
+        L = &d.layers[s]
+        k = d.step_k[s]
+        j = d.step_j[s]
+        c = d.elig[k * 91 + j]
+        nx = d.nxt[k * 91 + c]
+        na = d.n_cls[k + 1]
+        nr = d.n_elig[k] - j
+        if gid + L.n > d.room_states:
+            d.room_states = max(2 * d.room_states, gid + L.n + 1024)
+            d.s_first = <int32_t*>realloc(d.s_first, (d.room_states + 1) * sizeof(int32_t))
+            d.s_avail = <uint8_t*>realloc(d.s_avail, d.room_states)
+            if d.s_first is NULL or d.s_avail is NULL:
+                return DP_NO_MEMORY
+        for i in range(L.n):
+            # (L.keys moves when the layer grows: only later layers grow here)
+            key = L.keys + <size_t>i * L.key_len
+            cap = key[0]
+            n = key[1 + na]
+            s2 = 0
+            for x in range(1, nr):
+                s2 += key[1 + na + x]
+            d.s_first[gid] = d.n_edges
+            d.s_avail[gid] = n
+            gid += 1
+            lo = cap - s2 if cap > s2 else 0
+            hi = n if n < cap else cap
+            for x in range(lo, hi + 1):
                 left = n - x
                 if left and nx < 0:
                     continue
-                acc2 = acc
-                if left:
-                    acc2 = acc[:nx] + (acc[nx] + left,) + acc[nx + 1:]
-                if rest2:
-                    child = (step + 1, (cap - x, acc2, rest2))
+                if nr > 1:
+                    p = buf
+                    p[0] = cap - x
+                    memcpy(p + 1, key + 1, na)
+                    if left:
+                        p[1 + nx] += left
+                    memcpy(p + 1 + na, key + 2 + na, nr - 1)
+                    child = s + 1
                 else:
-                    child = stage_start(k + 1, acc2)
-                    if child is None:
+                    memcpy(counts, key + 1, na)
+                    if left:
+                        counts[nx] += left
+                    child = stage_start(d, k + 1, counts, buf)
+                    if child == DP_DEAD:
                         continue
-                if child != END and child[1] not in layers[child[0]]:
-                    layers[child[0]][child[1]] = None
-                    n_states += 1
-                    if n_states > max_states:
-                        return None
-                edges.append((x, child))
-            layer[state] = edges
-    # counts, last step first
-    count = {END: 1}
-    for step in range(n_steps - 1, -1, -1):
-        k, j = steps[step]
-        for state, edges in layers[step].items():
-            n = state[2][0]
-            total = 0
-            for x, child in edges:
-                total += comb(n, x) * count.get(child, 0)
-            count[(step, state)] = total
-    total = count[root]
-    if total == 0:
-        return 0, [], [], []
-    # the table: nodes reachable from the root with a non-zero count, root first
-    ids = {root: 0}
-    order = [root]
-    nodes = []
-    trans = []
-    classes = []
-    cls_ids = {}
-    i = 0
-    while i < len(order):
-        key = order[i]
-        i += 1
-        step, state = key
-        k, j = steps[step]
-        c = elig[k][j]
-        if (k, c) not in cls_ids:
-            cls_ids[(k, c)] = len(classes)
-            classes.append(members[k][c])
-        n = state[2][0]
-        here = count[key]
-        first = len(trans)
-        run = 0
-        for x, child in layers[step][state]:
-            w = comb(n, x) * count.get(child, 0)
-            if w == 0:
-                continue
-            run += w
-            if child == END:
-                cid = -1
+                if child == DP_END:
+                    local = 0
+                else:
+                    local = layer_find(d, &d.layers[child], buf)
+                    if local == -1:
+                        return DP_TOO_BIG
+                    if local == -2:
+                        return DP_NO_MEMORY
+                if add_edge(d, x, child, local) < 0:
+                    return DP_NO_MEMORY
+    d.s_first[gid] = d.n_edges
+    return DP_BUILT
+
+
+cdef double[92][92] COMB        # binomial coefficients as doubles
+cdef int _init_comb() except -1:
+    cdef int n, k
+    for n in range(92):
+        COMB[n][0] = 1.0
+        for k in range(1, 92):
+            COMB[n][k] = 0.0 if k > n else COMB[n - 1][k - 1] + (COMB[n - 1][k] if k < n else 0.0)
+    return 0
+_init_comb()
+
+
+cdef int dp_table(TrainSampler self, const W128* masks, const uint8_t* tiles, int n_tiles,
+                  const uint8_t* caps, int n_groups, long max_states,
+                  double* total) noexcept:
+    """Count the assignments of the tiles (masks[i]: the groups tiles[i] may go to, bit k
+    for group k) to the groups (caps: their sizes), filling group 0, then 1, ..., in
+    doubles; and the table that draws one uniformly (self.nodes, trans, cls_mask).
+
+    Stage k fills group k.  Its classes are the tiles' masks shifted right by k (the
+    groups still to fill), merged when equal; a state is how many tiles of each class are
+    left.  Within a stage the classes allowed in group k are taken one at a time (how many
+    go to group k: each choice a step), the others carried to the next stage's classes."""
+    cdef DP d
+    cdef uint8_t counts[100]
+    cdef uint8_t buf[200]
+    cdef int i, root
+    cdef int rc = DP_NO_MEMORY
+    memset(&d, 0, sizeof(DP))
+    d.n_groups = n_groups
+    d.caps = caps
+    d.max_states = max_states
+    total[0] = 0
+    for i in range(n_tiles):
+        if not w_any(masks[i]):
+            return DP_BUILT  # a tile with nowhere to go: no deal
+    d.key = <W128*>malloc(97 * 91 * sizeof(W128))
+    d.mem = <W128*>malloc(97 * 91 * sizeof(W128))
+    d.nxt = <int16_t*>malloc(96 * 91 * sizeof(int16_t))
+    d.elig = <int16_t*>malloc(96 * 91 * sizeof(int16_t))
+    d.nonel = <int16_t*>malloc(96 * 91 * sizeof(int16_t))
+    d.step_of = <int*>malloc(97 * sizeof(int))
+    if d.key is NULL or d.mem is NULL or d.nxt is NULL or d.elig is NULL \
+            or d.nonel is NULL or d.step_of is NULL or dp_classes(&d, masks, tiles, n_tiles):
+        dp_free(&d)
+        return DP_NO_MEMORY
+    for i in range(d.n_cls[0]):
+        counts[i] = <uint8_t>w_count(d.mem[i])
+    root = stage_start(&d, 0, counts, buf)
+    if root == DP_DEAD:
+        dp_free(&d)
+        return DP_BUILT
+    if root == DP_END:
+        total[0] = 1
+        dp_free(&d)
+        return DP_BUILT
+    if layer_find(&d, &d.layers[root], buf) < 0:
+        dp_free(&d)
+        return DP_TOO_BIG
+    rc = dp_expand(&d)
+    if rc != DP_BUILT:
+        dp_free(&d)
+        return rc
+    rc = dp_emit(self, &d, total)
+    dp_free(&d)
+    return rc
+
+
+cdef int dp_emit(TrainSampler self, DP* d, double* total) noexcept:
+    """The counts of d's states, last first, and the sampling table from them."""
+    cdef long n_states = d.n_states
+    cdef int* base = <int*>malloc((d.n_steps + 1) * sizeof(int))
+    cdef double* cnt = <double*>malloc(max(1, n_states) * sizeof(double))
+    cdef int* new_id = <int*>malloc(max(1, n_states) * sizeof(int))
+    cdef int rc = DP_NO_MEMORY
+    if base is not NULL and cnt is not NULL and new_id is not NULL:
+        rc = dp_emit_into(self, d, base, cnt, new_id, total)
+    free(base)
+    free(cnt)
+    free(new_id)
+    return rc
+
+
+cdef int dp_emit_into(TrainSampler self, DP* d, int* base, double* cnt, int* new_id,
+                      double* total) noexcept:
+    cdef int i, k, s, n_nodes, e, child, nn, first
+    cdef long g, n_states = d.n_states
+    cdef double w, run, here
+    g = 0
+    for s in range(d.n_steps):
+        base[s] = <int>g
+        g += d.layers[s].n
+    # counts, last state first (a child is in a later layer: a larger id)
+    for g in range(n_states - 1, -1, -1):
+        w = 0
+        for e in range(d.s_first[g], d.s_first[g + 1]):
+            if d.e_step[e] == DP_END:
+                w += COMB[d.s_avail[g]][d.e_x[e]]
             else:
-                if child not in ids:
-                    ids[child] = len(order)
-                    order.append(child)
-                cid = ids[child]
-            trans.append((run / here, cid, x))
-        trans[len(trans) - 1] = (1.0, trans[len(trans) - 1][1], trans[len(trans) - 1][2])
-        nodes.append((first, len(trans) - first, cls_ids[(k, c)], k))
-    return total, nodes, trans, classes
+                w += COMB[d.s_avail[g]][d.e_x[e]] * cnt[base[d.e_step[e]] + d.e_local[e]]
+        cnt[g] = w
+    total[0] = cnt[0]  # the root is the first state
+    # the table: the states with a non-zero count, in order (the root first)
+    n_nodes = 0
+    nn = 0
+    for g in range(n_states):
+        new_id[g] = -1
+        if cnt[g] > 0:
+            new_id[g] = n_nodes
+            n_nodes += 1
+            for e in range(d.s_first[g], d.s_first[g + 1]):
+                if d.e_step[e] == DP_END or cnt[base[d.e_step[e]] + d.e_local[e]] > 0:
+                    nn += 1
+    self.nodes = <TSNode*>malloc(max(1, n_nodes) * sizeof(TSNode))
+    self.trans = <TSTrans*>malloc(max(1, nn) * sizeof(TSTrans))
+    self.cls_mask = <W128*>malloc(max(1, d.n_steps) * sizeof(W128))
+    if self.nodes is NULL or self.trans is NULL or self.cls_mask is NULL:
+        return DP_NO_MEMORY
+    for s in range(d.n_steps):
+        k = d.step_k[s]
+        self.cls_mask[s] = d.mem[k * 91 + d.elig[k * 91 + d.step_j[s]]]
+    nn = 0
+    i = 0
+    s = 0
+    for g in range(n_states):
+        while s + 1 < d.n_steps and g >= base[s + 1]:
+            s += 1
+        if new_id[g] < 0:
+            continue
+        here = cnt[g]
+        first = nn
+        run = 0
+        for e in range(d.s_first[g], d.s_first[g + 1]):
+            if d.e_step[e] == DP_END:
+                child = -1
+                w = COMB[d.s_avail[g]][d.e_x[e]]
+            else:
+                child = base[d.e_step[e]] + d.e_local[e]
+                w = COMB[d.s_avail[g]][d.e_x[e]] * cnt[child]
+                if w == 0:
+                    continue
+                child = new_id[child]
+            run += w
+            self.trans[nn].cum = run / here
+            self.trans[nn].child = child
+            self.trans[nn].x = d.e_x[e]
+            nn += 1
+        self.trans[nn - 1].cum = 1.0
+        self.nodes[i].first = first
+        self.nodes[i].n = nn - first
+        self.nodes[i].cls = s
+        self.nodes[i].group = d.step_k[s]
+        self.nodes[i].avail = d.s_avail[g]
+        i += 1
+    self.n_nodes = n_nodes
+    return DP_BUILT

@@ -8,7 +8,7 @@ cdef enum:
     TR_MAX_SEATS = 8             # players 2..8
     TR_MEXICAN = 8               # the train id of the Mexican train (personal trains: seats)
     TR_MAX_PLIES = 96            # moves are placements: at most 90 (91 tiles less the engine)
-    TR_MAX_EVENTS = 1024         # placements + draws + passes of one round (<= 906, trainstate.pyx)
+    TR_MAX_EVENTS = 1632         # placements + draws + passes of a round (<= 1631: trainstate.pyx)
     TR_MAX_MOVES = 576           # legal moves of one position (<= 546, trainstate.pyx)
     TR_CF_BIT = 1 << 14          # move code: the target is an anchor tile (chicken foot)
 
@@ -19,7 +19,7 @@ cdef enum TrainLayout:
 cdef enum TrainStatus:
     TR_PLAYING = 0
     TR_OUT = 1                   # a placement emptied the mover's hand
-    TR_BLOCKED = 2               # every seat passed in a row and the stock is empty
+    TR_BLOCKED = 2               # stock empty, no seat can place (checked after a run of passes)
 
 cdef enum TrainEventKind:
     EV_PLACE = 0
@@ -94,6 +94,10 @@ cdef int ts_init(TrainState* s, int layout, int set_max, int engine, int players
 cdef void ts_deal_random(TrainState* s, int layout, int set_max, int engine, int players,
                          int hand_size, int zero_double, int first_turn_own,
                          int engine_toes, int leader, uint64_t* rng) noexcept nogil
+cdef uint16_t ts_open_trains(const TrainState* s, int seat) noexcept nogil
+cdef W128 ts_open_anchors(const TrainState* s, int v) noexcept nogil
+cdef W128 ts_accepts(const TrainState* s, int seat) noexcept nogil
+cdef bint ts_any_placement(const TrainState* s) noexcept nogil
 cdef int ts_gen(TrainState* s) noexcept nogil
 cdef int ts_find(const TrainState* s, int move) noexcept nogil
 cdef void ts_place(TrainState* s, int seat, int t, int target) noexcept nogil

@@ -7,11 +7,15 @@ Bounds (trainstate.pxd), for a double-N set with N <= 12, players 2..8, hands >=
 
 * plies: a move is a placement and every placement puts one dealt tile on the table, so
   there are at most 90 (91 tiles less the engine) <= TR_MAX_PLIES.
-* events: placements <= 90; draws <= the stock <= 90 - 2 = 88; passes: a run of
-  consecutive passes ends at a placement or when it reaches ``players`` with an empty
-  stock (blocked), and every pass of a run made while the stock still held tiles followed
-  a draw, so passes <= draws + (placements + 1) * players <= 88 + 91 * 8 = 816.  In all
-  <= 994 <= TR_MAX_EVENTS (push_event still refuses to write past it).
+* events: placements <= 90; draws <= the stock <= 90 - 2 = 88; passes: a pass made
+  while the stock holds tiles follows a draw (<= 88 of them).  A run of consecutive
+  passes ends at a placement or when the round is blocked; once the stock is empty, hands
+  no longer change, and after ``players`` passes in a row every seat has passed (every
+  train carries a marker), so the state no longer changes: either no seat can place
+  (blocked) or the seat that can is reached within ``players - 1`` more turns.  So a run
+  has at most ``2 * players - 1 <= 15`` passes with an empty stock, and there are at most
+  placements + 1 <= 91 runs: passes <= 88 + 91 * 15 = 1453.  In all
+  <= 90 + 88 + 1453 = 1631 <= TR_MAX_EVENTS (push_event still refuses to write past it).
 * legal moves: trains, <= 9 trains x 13 tiles showing a number = 117; chicken foot, per
   number v the open ends showing v (e_v) times the hand's tiles with v (h_v), where both
   are distinct tiles containing v so e_v + h_v <= 13 and e_v * h_v <= 42: <= 13 * 42 = 546
@@ -23,7 +27,7 @@ from libc.string cimport memcpy
 from bones.core.rng cimport rng_below
 from bones.core.wideset cimport (
     W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_NUM, WIDE_SET, w_and, w_andnot, w_any, w_bit,
-    w_clear, w_first, w_pips, w_rest, w_set, w_zero,
+    w_clear, w_first, w_or, w_pips, w_rest, w_set, w_zero,
 )
 
 
@@ -65,24 +69,68 @@ cdef inline int add_tiles(TrainState* s, int n, W128 m, int target_bits) noexcep
     return n
 
 
-cdef int gen_trains(TrainState* s) noexcept nogil:
-    cdef int seat = s.to_move, n = 0, t
-    cdef W128 h = s.hand[seat]
+cdef uint16_t ts_open_trains(const TrainState* s, int seat) noexcept nogil:
+    """Trains: the trains seat may place on if it were to move now, whatever its hand (bit
+    t: train t, bit TR_MEXICAN the Mexican train).  The one statement of that rule: the
+    move generator, ts_accepts (the blocked check, the sampler) and open_ends use it."""
     cdef bint first_only = s.first_turn_own and s.train_len[seat] == 0
-    if s.forced >= 0:
-        h = w_bit(s.forced)
     if s.pending >= 0:
         # Bound to the pending double; with first_turn_own_train a seat whose own train is
         # empty may still place only there (both rules hold): nothing unless it is the one.
         if first_only and s.pending != seat:
             return 0
-        return add_tiles(s, 0, w_and(h, WIDE_NUM[s.train_open[s.pending]]), s.pending << 7)
+        return <uint16_t>(1 << s.pending)
     if first_only:
-        return add_tiles(s, 0, w_and(h, WIDE_NUM[s.train_open[seat]]), seat << 7)
-    for t in range(s.players):
-        if t == seat or s.public >> t & 1:
+        return <uint16_t>(1 << seat)
+    return <uint16_t>(((s.public | 1 << seat) & ((1 << s.players) - 1)) | 1 << TR_MEXICAN)
+
+
+cdef W128 ts_open_anchors(const TrainState* s, int v) noexcept nogil:
+    """Chicken Foot: the anchor tiles of the open ends showing v, for any seat (the
+    pending double while its toes are due, else every free end)."""
+    if s.pending >= 0:
+        return w_bit(s.pending) if WIDE_LO[s.pending] == v else w_zero()
+    return s.ends_by[v]
+
+
+cdef W128 ts_accepts(const TrainState* s, int seat) noexcept nogil:
+    """The tiles that would give seat a placement if it were to move now, whatever its
+    hand (a seat holding none of them draws, then passes)."""
+    cdef W128 m = w_zero()
+    cdef uint16_t trains
+    cdef int t, v
+    if s.layout == LAYOUT_TRAINS:
+        trains = ts_open_trains(s, seat)
+        for t in range(TR_MEXICAN + 1):
+            if trains >> t & 1:
+                m = w_or(m, WIDE_NUM[s.train_open[t]])
+        return m
+    for v in range(s.set_max + 1):
+        if w_any(ts_open_anchors(s, v)):
+            m = w_or(m, WIDE_NUM[v])
+    return m
+
+
+cdef bint ts_any_placement(const TrainState* s) noexcept nogil:
+    """Some seat holds a tile it could place if it were to move now (the blocked rule:
+    with the stock empty, a round is blocked only when none does)."""
+    cdef int seat
+    for seat in range(s.players):
+        if w_any(w_and(s.hand[seat], ts_accepts(s, seat))):
+            return True
+    return False
+
+
+cdef int gen_trains(TrainState* s) noexcept nogil:
+    cdef int seat = s.to_move, n = 0, t
+    cdef W128 h = s.hand[seat]
+    cdef uint16_t trains = ts_open_trains(s, seat)
+    if s.forced >= 0:
+        h = w_bit(s.forced)
+    for t in range(TR_MEXICAN + 1):  # the Mexican train last
+        if trains >> t & 1:
             n = add_tiles(s, n, w_and(h, WIDE_NUM[s.train_open[t]]), t << 7)
-    return add_tiles(s, n, w_and(h, WIDE_NUM[s.train_open[TR_MEXICAN]]), TR_MEXICAN << 7)
+    return n
 
 
 cdef int gen_chicken(TrainState* s) noexcept nogil:
@@ -90,11 +138,8 @@ cdef int gen_chicken(TrainState* s) noexcept nogil:
     cdef W128 h = s.hand[s.to_move], m, ends
     if s.forced >= 0:
         h = w_bit(s.forced)
-    if s.pending >= 0:
-        return add_tiles(s, 0, w_and(h, WIDE_NUM[WIDE_LO[s.pending]]),
-                         TR_CF_BIT | s.pending << 7)
     for v in range(s.set_max + 1):
-        ends = s.ends_by[v]
+        ends = ts_open_anchors(s, v)
         if not w_any(ends):
             continue
         m = w_and(h, WIDE_NUM[v])
@@ -149,7 +194,11 @@ cdef void settle(TrainState* s) noexcept nogil:
         s.passes += 1
         if s.layout == LAYOUT_TRAINS:
             s.public |= <uint16_t>(1 << seat)  # the marker goes on the passer's own train
-        if s.passes >= s.players and s.stock_top == s.stock_len:
+        # Every seat has now passed in this run, so every train carries a marker; the
+        # round is blocked only if no seat can place even so (a marker put up after a
+        # seat's pass may have opened a train to it: play goes on to that seat).
+        if s.passes >= s.players and s.stock_top == s.stock_len \
+                and not ts_any_placement(s):
             s.status = TR_BLOCKED
             s.n_moves = 0
             return
