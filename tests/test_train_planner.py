@@ -138,7 +138,7 @@ def test_random_rounds_play_to_the_end(variant, players, seed, budget):
     assert all(isinstance(m, TrainMove) for m in r.legal_moves) and not r.legal_moves
 
 
-@pytest.mark.parametrize("policy", ["planner", "chain"])
+@pytest.mark.parametrize("policy", ["expert", "chain"])
 def test_searches_play_out_under_the_plan(policy):
     r = TrainRound.deal("trains", players=4, seed=3)
     bots = [

@@ -7,9 +7,8 @@ from bones.core.trainstate cimport TrainState
 cdef enum TrainPolicy:
     TP_RANDOM = 0                # uniform over the legal moves
     TP_GREEDY = 1                # the heaviest tile (0-0 counting zero_double); first of equals
-    TP_EXPERT = 2                # the best tp_expert_score
-    TP_PLANNER = 3               # the planner (tp_plan_pick), ROLLOUT_BUDGET nodes a chain
-    TP_CHAIN = 4                 # the chain heuristic (tp_chain_pick), as TP_PLANNER
+    TP_EXPERT = 2                # the expert's move: the planner (tp_plan_pick)
+    TP_CHAIN = 3                 # the chain heuristic (tp_chain_pick)
 
 cdef enum:
     ROLLOUT_BUDGET = 1000        # planner nodes per chain planned in a playout

@@ -46,8 +46,7 @@ from bones.core.wideset cimport (
     W128, WIDE_HI, WIDE_LO, WIDE_NUM, w_and, w_clear, w_count, w_has,
 )
 
-POLICIES = {"random": TP_RANDOM, "greedy": TP_GREEDY, "expert": TP_EXPERT,
-            "planner": TP_PLANNER, "chain": TP_CHAIN}
+POLICIES = {"random": TP_RANDOM, "greedy": TP_GREEDY, "expert": TP_EXPERT, "chain": TP_CHAIN}
 
 
 cdef inline int tile_pips(const TrainState* s, int t) noexcept nogil:
@@ -94,21 +93,13 @@ cdef int tp_pick(const TrainState* s, int policy, uint64_t* rng) noexcept nogil:
         return s.moves[0]
     if policy == TP_RANDOM:
         return s.moves[rng_below(rng, s.n_moves)]
-    if policy == TP_PLANNER:
+    if policy == TP_EXPERT:
         return tp_plan_pick(s, ROLLOUT_BUDGET, tp_fewest_other(s))
     if policy == TP_CHAIN:
         return tp_chain_pick(s, ROLLOUT_BUDGET)
-    if policy == TP_GREEDY:
-        top = tile_pips(s, move_tile(s.moves[0]))
-        for i in range(1, s.n_moves):
-            value = tile_pips(s, move_tile(s.moves[i]))
-            if value > top:
-                top = value
-                best = i
-        return s.moves[best]
-    top = tp_expert_score(s, s.moves[0])
+    top = tile_pips(s, move_tile(s.moves[0]))
     for i in range(1, s.n_moves):
-        value = tp_expert_score(s, s.moves[i])
+        value = tile_pips(s, move_tile(s.moves[i]))
         if value > top:
             top = value
             best = i
@@ -251,7 +242,7 @@ cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil:
     cdef PlanCache cache
     cdef int seat, move, k
     cdef const ChainPlan* plan
-    if not (s.layout == LAYOUT_TRAINS and (policy == TP_PLANNER or policy == TP_CHAIN)):
+    if not (s.layout == LAYOUT_TRAINS and (policy == TP_EXPERT or policy == TP_CHAIN)):
         while s.status == TR_PLAYING:
             ts_play(s, tp_pick(s, policy, rng))
         return
@@ -269,7 +260,7 @@ cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil:
             cache.open[seat] = s.train_open[seat]
         plan = &cache.plan[seat]
         k = cache.next[seat]
-        if policy == TP_PLANNER:
+        if policy == TP_EXPERT:
             move = plan_move(s, &plan.tiles[k], plan.length - k, tp_fewest_other(s))
         else:
             move = chain_move(s, &plan.tiles[k], plan.length - k)
@@ -284,7 +275,7 @@ def choose(observation, legal_moves, long budget=PLAN_BUDGET):
     legal move (a TrainMove of ``legal_moves``) ``tp_plan_pick`` ranks first in the
     position ``observation`` shows (``TrainSampler``: nothing hidden is read), its chain
     searched within ``budget`` nodes; ties: the first in the core's order of the moves."""
-    return _pick(observation, legal_moves, TP_PLANNER, budget)
+    return _pick(observation, legal_moves, TP_EXPERT, budget)
 
 
 def choose_chain(observation, legal_moves, long budget=PLAN_BUDGET):

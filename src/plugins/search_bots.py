@@ -398,9 +398,9 @@ _WEIGHT_OPTIONS = {
 _POLICY = Option(
     "policy",
     "expert",
-    ("expert", "greedy", "random", "planner", "chain"),
-    doc="the playout policy (expert uses the weight options; planner and chain: the train "
-    "games only)",
+    ("expert", "greedy", "random", "chain"),
+    doc="the playout policy (expert uses the weight options; in the train games it is the "
+    "planner; chain: the train games only)",
 )
 
 
