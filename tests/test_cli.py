@@ -258,25 +258,16 @@ def test_readme_and_ci_run_the_same_tests():
 def test_bots_lists_a_plugin_bot_that_is_not_installed():
     """``bones bots --plugin MODULE`` (as ``bones match`` has it), in a fresh process: the
     bot is unknown without the option."""
-    tests = str(Path(__file__).resolve().parent)
-    env = {**os.environ, "PYTHONPATH": tests}
-    command = [sys.executable, "-m", "bones", "bots", "t-answer"]
-    plain = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+
+    def bots(*extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "bones", "bots", "t-answer", *extra]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+    plain = bots()
     assert plain.returncode != 0 and "t-answer" in plain.stderr
-    listed = subprocess.run(
-        [*command, "--plugin", "hardening_plugin"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    listed = bots("--plugin", "hardening_plugin")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.startswith("t-answer  (plugin hardening_plugin")
-    bad = subprocess.run(
-        [*command, "--plugin", "no_such_module_here"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    bad = bots("--plugin", "no_such_module_here")
     assert bad.returncode == 2 and "no_such_module_here" in bad.stderr and not bad.stdout

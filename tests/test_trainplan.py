@@ -4,7 +4,10 @@ ones, and refusing bad input."""
 
 from __future__ import annotations
 
+import doctest
 import random
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -168,3 +171,10 @@ def test_fuzz_only_clear_errors(hand, open_number, zero_double, budget):
     else:
         assert 1 <= nodes <= max(budget, 1) and weight >= 0
         check_chain(chain, {str(SetTile.parse(h)) for h in hand}, open_number)
+
+
+def test_the_example_of_docs_bots_md():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "bots.md").read_text("utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "best_chain" in b)
+    test = doctest.DocTestParser().get_doctest(block, {}, "bots.md", None, 0)
+    assert test.examples and doctest.DocTestRunner().run(test).failed == 0
