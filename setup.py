@@ -35,6 +35,7 @@ CORE_MODULES = [
     "trainstate",  # the train games' round state in C: docs/trains.md
     "trains",  # TrainRound: Mexican Train and Chicken Foot
     "trainsample",  # the train games' determinizer: docs/bots.md
+    "trainplan",  # the train planner: a hand's best chain on one end
     "trainpolicy",  # the train games' playout policies and expert
     "trainsearch",  # montecarlo and pimc for the train games
     "trainismcts",  # ismcts for the train games

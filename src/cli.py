@@ -66,6 +66,14 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bots", help="list the registered bots and their options")
     p.add_argument("name", nargs="?", help="show only this bot")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="register MODULE as a bones plugin first, to list a bot that is not installed "
+        "(repeatable)",
+    )
 
     p = sub.add_parser("plugins", help="list the plugins, their hooks and their variants")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -178,7 +186,9 @@ def cmd_variants(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_bots(args: argparse.Namespace, out: TextIO) -> int:
     from . import bot as bots_api
+    from .plugins.manager import register_modules
 
+    register_modules(args.plugin)
     names = [args.name] if args.name else bots_api.bots()
     chosen = [bots_api.bot_spec(n) for n in names]
     if args.json:

@@ -205,3 +205,16 @@ def test_seconds_sums_the_games_and_skips_a_line_cut_short(tmp_path: Path) -> No
     journal = tmp_path / "j.jsonl"
     journal.write_bytes(header + b"".join(timed) + timed[0][: len(timed[0]) // 2])
     assert strength.seconds(journal) == 3.75
+
+
+def test_the_page_keeps_what_other_benches_wrote(tmp_path: Path) -> None:
+    """The train games' section (bench/train_strength.py) after ``strength.KEPT`` survives
+    a new run; a page without the marker is written whole."""
+    out = tmp_path / "strength.md"
+    tail = f"{strength.KEPT}\n\n## The train games\n\nkept | as it is\n"
+    out.write_text("# an older page\n\nold table\n\n" + tail)
+    page = run(tmp_path, 2, "--report")
+    assert page.endswith("\n" + tail) and "old table" not in page
+    assert page.count(strength.KEPT) == 1
+    out.write_text("# an older page without the marker\n")
+    assert strength.KEPT not in run(tmp_path, 2, "--report")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -242,3 +244,22 @@ def test_python_loop():
     result = python_loop("draw", 3, seconds=0.01, seed=1)
     assert result["rounds"] >= 1 and result["moves"] >= result["rounds"]
     assert result["moves_per_s"] > 0
+
+
+
+def test_bots_lists_a_plugin_bot_that_is_not_installed():
+    """``bones bots --plugin MODULE`` (as ``bones match`` has it), in a fresh process: the
+    bot is unknown without the option."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+
+    def bots(*extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "bones", "bots", "t-answer", *extra]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+    plain = bots()
+    assert plain.returncode != 0 and "t-answer" in plain.stderr
+    listed = bots("--plugin", "hardening_plugin")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("t-answer  (plugin hardening_plugin")
+    bad = bots("--plugin", "no_such_module_here")
+    assert bad.returncode == 2 and "no_such_module_here" in bad.stderr and not bad.stdout

@@ -15,7 +15,7 @@ from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from bones.core.rng cimport rng_seed
-from bones.core.trainpolicy cimport tp_pick
+from bones.core.trainpolicy cimport tp_playout
 from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (
     TR_MAX_MOVES, TR_PLAYING, TrainState, ts_penalty, ts_play,
@@ -107,8 +107,7 @@ cdef int grow(TrainSampler sampler, TrainState* s, TNode* nodes, int cap, int it
                     best = k
             ts_play(s, nodes[best].move)
             node = best
-        while s.status == TR_PLAYING:
-            ts_play(s, tp_pick(s, policy, rng))
+        tp_playout(s, policy, rng)
         while node > 0:
             nodes[node].visits += 1
             nodes[node].total += result(s, nodes[node].mover)

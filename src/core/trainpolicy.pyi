@@ -6,8 +6,15 @@ from .trainsample import TrainSampler
 
 POLICIES: dict[str, int]
 
-def choose(observation: TrainObservation, legal_moves: Sequence[TrainMove]) -> TrainMove:
-    """The expert's move: the best-scored legal move in the position the observation
-    shows; ties: the first."""
+def choose(
+    observation: TrainObservation, legal_moves: Sequence[TrainMove], budget: int = ...
+) -> TrainMove:
+    """The planner's move (``planner``, and ``expert`` in the train games) in the position
+    the observation shows, its chain searched within ``budget`` nodes."""
+
+def choose_chain(
+    observation: TrainObservation, legal_moves: Sequence[TrainMove], budget: int = ...
+) -> TrainMove:
+    """The chain heuristic's move (``chain``), its chain searched within ``budget`` nodes."""
 
 def check_moves(sampler: TrainSampler, legal_moves: Sequence[TrainMove]) -> list[int]: ...

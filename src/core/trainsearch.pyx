@@ -14,10 +14,10 @@ from libc.stdint cimport uint64_t
 from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from bones.core.rng cimport rng_seed
-from bones.core.trainpolicy cimport TP_RANDOM, tp_pick
+from bones.core.trainpolicy cimport TP_RANDOM, tp_playout
 from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (
-    TR_MAX_MOVES, TR_PLAYING, TrainState, ts_copy, ts_penalty, ts_play,
+    TR_MAX_MOVES, TrainState, ts_copy, ts_penalty, ts_play,
 )
 
 from bones.core.trainpolicy import POLICIES, check_moves
@@ -40,11 +40,6 @@ cdef double now_ms() noexcept nogil:
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
 
 
-cdef inline void playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil:
-    while s.status == TR_PLAYING:
-        ts_play(s, tp_pick(s, policy, rng))
-
-
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
                 int n, double* totals, int samples, double start, double time_ms, int policy,
                 uint64_t* rng) noexcept nogil:
@@ -63,7 +58,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
                 break
             ts_copy(work, base)
             ts_play(work, codes[i])
-            playout(work, policy, rng)
+            tp_playout(work, policy, rng)
             cur[i] = utility(work, sampler.seat)
         if not over:
             for i in range(n):

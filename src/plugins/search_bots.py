@@ -30,7 +30,16 @@ if TYPE_CHECKING:
     from ..core.moves import Move
     from ..observation import Observation
 
-__all__ = ["EXPERT_WEIGHTS", "Expert", "ISMCTS", "MonteCarlo", "PIMC", "register_bots"]
+__all__ = [
+    "EXPERT_WEIGHTS",
+    "ChainBot",
+    "Expert",
+    "ISMCTS",
+    "MonteCarlo",
+    "PIMC",
+    "Planner",
+    "register_bots",
+]
 
 #: The expert's weights by variant family (``Variant.base``), in the order of
 #: ``bones.core.policy.FIELDS``; docs/bots.md says what each feature is.  Points are in
@@ -143,6 +152,37 @@ class Expert(_CompiledBot):
         from ..core.policy import choose
 
         return choose(observation, legal_moves, self.weights(observation.variant))
+
+
+class Planner(Bot):
+    """The train planner (``bones.core.trainpolicy``): the best chain for the own train
+    (``bones.core.trainplan``, searched within ``budget`` nodes), the marker lifted, other
+    tiles laid elsewhere first, the heaviest shed when another seat is close to going
+    out.  The train games only."""
+
+    name = "planner"
+
+    def __init__(self, seed: int = 0, budget: int = 20000, **options: Any) -> None:
+        super().__init__(seed=seed, budget=budget, **options)
+        self.budget = budget
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        from ..core.trainpolicy import choose as train_choose
+
+        return train_choose(observation, legal_moves, self.budget)  # type: ignore[arg-type,return-value]
+
+
+class ChainBot(Bot):
+    """The chain heuristic of issue 33, a baseline for Mexican Train: the heaviest tile
+    that is not in the own train's best chain on another train, else the chain's first
+    tile, else the heaviest legal tile."""
+
+    name = "chain"
+
+    def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        from ..core.trainpolicy import choose_chain
+
+        return choose_chain(observation, legal_moves)  # type: ignore[arg-type,return-value]
 
 
 class MonteCarlo(Bot):
@@ -325,6 +365,10 @@ def _non_negative_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
 
 
+def _budget(value: object) -> bool:
+    return _positive(value) and value <= 10_000_000  # type: ignore[operator]
+
+
 def _threads(value: object) -> bool:
     return _positive(value) and value <= 64  # type: ignore[operator]
 
@@ -354,8 +398,9 @@ _WEIGHT_OPTIONS = {
 _POLICY = Option(
     "policy",
     "expert",
-    ("expert", "greedy", "random"),
-    doc="the playout policy (expert uses the weight options)",
+    ("expert", "greedy", "random", "chain"),
+    doc="the playout policy (expert uses the weight options; in the train games it is the "
+    "planner; chain: the train games only)",
 )
 
 
@@ -372,6 +417,29 @@ _TIME = Option(
 )
 
 SPECS = (
+    BotSpec(
+        "planner",
+        Planner,
+        "Train games: plans the longest, heaviest chain for its own train, lays the rest "
+        "elsewhere, lifts its marker, dumps heavy tiles when a seat is close to going out",
+        options={
+            "budget": Option(
+                "budget",
+                20000,
+                doc="most search nodes of the chain planner per decision",
+                check=_budget,
+                expects="an int from 1 to 10000000",
+            )
+        },
+        bases=("trains", "chicken_foot"),
+    ),
+    BotSpec(
+        "chain",
+        ChainBot,
+        "Mexican Train baseline: the heaviest tile off its best chain on another train, "
+        "else the chain's first tile",
+        bases=("trains",),
+    ),
     BotSpec(
         "expert",
         Expert,

@@ -1,0 +1,67 @@
+"""The train planner's cost: nodes and CPU time of ``best_chain`` per hand size, and
+pimc's samples per decision under each playout policy (docs/bots.md, "The train
+planner").
+
+Hands: 300 per size, random from the double-12 set (seeds 0 to 299), a random open
+number, the default budget.  Positions: four-player Mexican Train, 12 random moves from
+seeds 0 to 19 (those with a choice left).  Run: ``python bench/train_plan.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from bones.core.trainplan import best_chain
+from bones.core.trains import TrainRound
+from bones.core.trainsearch import pimc
+
+DECK = [f"{high}-{low}" for high in range(13) for low in range(high + 1)]
+
+
+def planner() -> None:
+    print("| hand | solved exactly | nodes: median, max | CPU ms: median, max |")
+    print("|---:|---:|---|---|")
+    for size in (10, 15, 20, 24):
+        nodes, times, exact = [], [], 0
+        for seed in range(300):
+            rng = random.Random(seed)
+            deck = DECK[:]
+            rng.shuffle(deck)
+            start = time.process_time()
+            _, _, solved, visited = best_chain(deck[:size], rng.randrange(13))
+            times.append((time.process_time() - start) * 1e3)
+            nodes.append(visited)
+            exact += solved
+        print(
+            f"| {size} | {exact} / 300 | {statistics.median(nodes):g}, {max(nodes)} | "
+            f"{statistics.median(times):.3f}, {max(times):.3f} |"
+        )
+
+
+def samples() -> None:
+    positions = []
+    for seed in range(20):
+        r = TrainRound.deal("trains", players=4, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(12):
+            if r.is_over:
+                break
+            r.play(rng.choice(r.legal_moves))
+        if not r.is_over and len(r.legal_moves) > 1:
+            positions.append(r)
+    for policy in ("expert", "chain", "greedy"):
+        used = [
+            pimc(r.observation(r.to_move), r.legal_moves, 10**6, 20.0, policy, 1)[2]
+            for r in positions
+        ]
+        print(
+            f"pimc time_ms=20 policy={policy}, {len(positions)} positions: samples/decision "
+            f"median {statistics.median(used):g}, min {min(used)}, max {max(used)}"
+        )
+
+
+if __name__ == "__main__":
+    planner()
+    samples()

@@ -1,0 +1,37 @@
+"""bench/train_strength.py: one round per duplicate deal, the interval over deals."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+import train_strength  # noqa: E402
+
+
+@pytest.mark.parametrize("variant", ["mexican-train", "chicken-foot"])
+def test_a_bot_against_itself_scores_one_half_on_every_deal(variant):
+    """Both seatings of a deal are the same game with the names swapped."""
+    result = train_strength.run("greedy", "greedy", variant, 4, 6, 0)
+    assert result["score"] == (0.5, 0.5, 0.5) and result["margin"] == (0.0, 0.0, 0.0)
+
+
+def test_a_stronger_bot_scores_more(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    argv = ["planner", "random", "--players", "2", "--deals", "30", "--json", str(out)]
+    assert train_strength.main(argv) == 0
+    result = json.loads(out.read_text())
+    score, lo, hi = result["score"]
+    assert lo <= score <= hi and score > 0.6 and result["margin"][0] > 0
+    assert "planner vs random: score" in capsys.readouterr().out
+
+
+def test_too_few_deals_and_unknown_bots_are_refused():
+    with pytest.raises(SystemExit):
+        train_strength.main(["greedy", "random", "--deals", "1"])
+    with pytest.raises(Exception, match="no-such-bot"):
+        train_strength.main(["no-such-bot", "random", "--deals", "2"])
