@@ -399,9 +399,10 @@ def _match_parsers(sub: Any) -> None:
     )
     p.add_argument(
         "--tc",
-        metavar="GAME+INC",
+        metavar="GAME+INC[:cpu]",
         help="a clock per game and bot, cutechess style: GAME seconds, plus INC seconds "
-        "after each move (e.g. 10+0.1); a bot whose clock runs out loses the game",
+        "after each move (e.g. 10+0.1); a bot whose clock runs out loses the game; "
+        "GAME+INC:cpu counts each bot's own CPU time instead of wall time",
     )
     p.add_argument(
         "--bot-logs",

@@ -119,12 +119,27 @@ def _type_name(obj: Any) -> str:
         return "?"
 
 
+#: Under a CPU clock (``--tc ...:cpu``), a move's wall time is bounded too, by this many
+#: times the CPU time the bot has left plus :data:`WALL_SLACK` seconds (or by ``--timeout``
+#: if given): a bot that waits without computing is charged nothing, and still ended.
+WALL_FACTOR = 4.0
+WALL_SLACK = 1.0
+
+
 class _ClockGuard(Guard):
     """A guard with a clock for the game (``--tc GAME+INC``): each move may take at most
     the clock's time left (and the time per move, if any); its time is subtracted from
     the clock and the increment added after it.  An in-process bot is interrupted by
     SIGALRM at that limit; an external bot gets it as its move time (``time_left_ms``)
-    and its own deadline.  A clock that runs out is a timeout."""
+    and its own deadline.  A clock that runs out is a timeout.
+
+    With ``cpu`` (``--tc GAME+INC:cpu``) the clock counts the bot's own CPU time instead:
+    an external bot's process tree (:meth:`ExternalBot.cpu_time`), from its
+    ``start_game`` on (what it computes between its moves is charged at its next one),
+    ended as soon as its move has used the clock's time; an in-process bot's thread
+    during its moves.  A wall-time limit (:data:`WALL_FACTOR`) still ends a bot that
+    waits; so the time a busy machine or a spinning opponent takes from a bot is not
+    charged to it."""
 
     def __init__(
         self,
@@ -135,6 +150,7 @@ class _ClockGuard(Guard):
         alarm: bool,
         tc: tuple[float, float],
         external: bool,
+        cpu: bool = False,
     ) -> None:
         super().__init__(
             bot, seat, name, None if external else timeout, alarm and not external, *_slot()
@@ -143,19 +159,46 @@ class _ClockGuard(Guard):
         self.can_alarm = alarm and not external
         self.move_limit = timeout
         self.tc = tc
+        self.cpu = cpu
         self.clock = float(tc[0])
+        self.mark: float | None = None  # the bot's CPU time when its clock was last charged
+
+    def _cpu_now(self) -> float:
+        return self.bot.cpu_time() if self.external else time.thread_time()
+
+    def start_game(self, *args: Any) -> None:
+        super().start_game(*args)
+        if self.cpu and self.external:
+            self.mark = self._cpu_now()
 
     def choose(self, *args: Any) -> Any:
+        tc = tc_text(self.tc, self.cpu)
+        if self.cpu:
+            if self.mark is not None:  # what it computed since its last move
+                self.clock -= self._cpu_now() - self.mark
+            if self.clock <= 0:
+                raise MoveTimeout(
+                    self.seat,
+                    f"{self.name} ran out of time on its clock: it used the CPU time left "
+                    f"between its moves (--tc {tc})",
+                )
         left = self.clock
         cap = self.move_limit
-        on_clock = cap is None or left < cap
-        limit = left if on_clock else cap
+        limit: float
+        if self.cpu:  # CPU time for the clock, wall time for the backstop
+            on_clock = False
+            limit = WALL_FACTOR * left + WALL_SLACK if cap is None else cap
+        else:
+            on_clock = cap is None or left < cap
+            limit = left if on_clock or cap is None else cap
         saved = self.timeout, self.alarm
         if self.external:
             self.bot.move_time = max(limit, 0.001)  # type: ignore[type-var]
+            if self.cpu:
+                self.bot.move_cpu = left
         else:
             self.timeout, self.alarm = limit, self.can_alarm
-        start = time.perf_counter()
+        start = self._cpu_now() if self.cpu else time.perf_counter()
         try:
             move = super().choose(*args)
         except BotError as exc:
@@ -163,19 +206,23 @@ class _ClockGuard(Guard):
                 raise MoveTimeout(
                     self.seat,
                     f"{self.name} ran out of time on its clock ({left:.3f}s left, --tc "
-                    f"{tc_text(self.tc)}): {exc.message}",
+                    f"{tc}): {exc.message}",
                 ) from None
             raise
         finally:
             self.timeout, self.alarm = saved
-        elapsed = time.perf_counter() - start
+        end = self._cpu_now() if self.cpu else time.perf_counter()
+        elapsed = end - start
         if elapsed > left:
+            what = " of CPU time" if self.cpu else ""
             raise MoveTimeout(
                 self.seat,
-                f"{self.name} ran out of time on its clock: {elapsed:.3f}s for a move with "
-                f"{left:.3f}s left (--tc {tc_text(self.tc)})",
+                f"{self.name} ran out of time on its clock: {elapsed:.3f}s{what} for a "
+                f"move with {left:.3f}s left (--tc {tc})",
             )
         self.clock = left - elapsed + self.tc[1]
+        if self.cpu and self.external:
+            self.mark = end
         return move
 
 
@@ -252,6 +299,7 @@ def _take_external(
         bot = ExternalBot(list(command), handshake_time=handshake, start=False)
     bot.seed = seed
     bot.move_time = timeout
+    bot.move_cpu = None  # set for each move under a CPU clock
     bot.hook_time = timeout
     bot.clock = clock
     if log is not None:
@@ -454,6 +502,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     options = dict(task["options"])
     commands = task.get("commands")
     tc = task.get("tc")
+    cpu = bool(task.get("tc_cpu"))
     if tc is not None:
         alarm = _alarm_usable()
     rounds: list[dict[str, Any]] = []
@@ -470,7 +519,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
             guard: Guard
             if command is not None:  # an external bot: it keeps its own deadlines
                 if tc is not None:
-                    guard = _ClockGuard(None, seat, name, timeout, False, tuple(tc), True)
+                    guard = _ClockGuard(None, seat, name, timeout, False, tuple(tc), True, cpu)
                 else:
                     guard = Guard(None, seat, name, None, False, *_slot())
                     guard.external = True
@@ -483,7 +532,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 )
             else:
                 if tc is not None:
-                    guard = _ClockGuard(None, seat, name, timeout, alarm, tuple(tc), False)
+                    guard = _ClockGuard(None, seat, name, timeout, alarm, tuple(tc), False, cpu)
                 else:
                     guard = Guard(None, seat, name, timeout, alarm, *_slot())
                 make = lambda g=guard, s=spec, x=seed: _make(g, s, x)  # noqa: E731

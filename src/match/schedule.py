@@ -61,7 +61,8 @@ class MatchConfig:
     inside bubblewrap, a fresh process for every game (:mod:`bones.protocol.sandbox`),
     with ``sandbox_memory`` MiB of address space each, and of memory for each bot's
     process tree where it has a cgroup (``None``: the default, 1024);
-    ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` (``None``: none);
+    ``tc``: a clock per game, ``"GAME_SECONDS+INCREMENT"`` in wall time, or
+    ``"GAME_SECONDS+INCREMENT:cpu"`` in each bot's own CPU time (``None``: none);
     ``bot_logs``: a folder where the stderr of each bot that runs as a child process is
     kept, one file per game and seat (``game-ID-seat-S.log``, at most
     :data:`BOT_LOG_LIMIT` bytes each; ``None``: only its last lines, in a fault's
@@ -232,24 +233,34 @@ _MISSING = object()
 _SECRET = re.compile(r"[0-9a-f]{32,128}")
 
 
-_TC = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+)\s*)?")
+_TC = re.compile(
+    r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+)\s*)?(?::\s*(cpu|wall)\s*)?"
+)
 
 
 def parse_tc(text: str) -> tuple[float, float]:
     """``"10+0.1"`` -> ``(10.0, 0.1)``: a time control of GAME_SECONDS per game plus
-    INCREMENT seconds after each move (``"60"``: no increment); :class:`MatchError`
-    otherwise."""
+    INCREMENT seconds after each move (``"60"``: no increment), counted in wall time or,
+    with ``":cpu"`` after it, in the CPU time of each bot's own processes
+    (:func:`tc_cpu`); :class:`MatchError` otherwise."""
     match = _TC.fullmatch(text) if isinstance(text, str) else None
     if match is None or not float(match.group(1)) > 0:
         raise MatchError(
-            f"--tc takes GAME_SECONDS+INCREMENT, GAME_SECONDS > 0 (e.g. 10+0.1, or 60 for "
-            f"no increment); got {text!r}"
+            f"--tc takes GAME_SECONDS+INCREMENT, GAME_SECONDS > 0, and :cpu to count each "
+            f"bot's own CPU time (e.g. 10+0.1, 60 for no increment, 10+0.1:cpu); got "
+            f"{text!r}"
         )
     return float(match.group(1)), float(match.group(2) or 0)
 
 
-def tc_text(tc: tuple[float, float]) -> str:
-    return f"{tc[0]:g}+{tc[1]:g}"
+def tc_cpu(text: str) -> bool:
+    """Whether the time control ``text`` (valid for :func:`parse_tc`) counts CPU time."""
+    match = _TC.fullmatch(text)
+    return match is not None and match.group(3) == "cpu"
+
+
+def tc_text(tc: tuple[float, float], cpu: bool = False) -> str:
+    return f"{tc[0]:g}+{tc[1]:g}" + (":cpu" if cpu else "")
 
 
 def _short(value: Any) -> str:
@@ -577,6 +588,8 @@ class Plan:
             out["commands"] = [self.commands[b] for b in seat_bots]
         if self.config.tc is not None:
             out["tc"] = parse_tc(self.config.tc)
+            if tc_cpu(self.config.tc):
+                out["tc_cpu"] = True
         if self.config.bot_logs is not None and "commands" in out:
             out["bot_logs"] = self.config.bot_logs
         if self.config.sandbox:

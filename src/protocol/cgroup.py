@@ -41,11 +41,13 @@ class Hierarchy:
     memory: str
     pids: str
     cpu: str | None = None  # where the cpu controller is writable too: a quota per bot
+    cpuacct: str | None = None  # where the bot's CPU time is counted (v2: cpu.stat)
 
     @property
     def folders(self) -> tuple[str, ...]:
         """The parent folders, each once."""
-        return tuple(dict.fromkeys(f for f in (self.memory, self.pids, self.cpu) if f))
+        found = (self.memory, self.pids, self.cpu, self.cpuacct)
+        return tuple(dict.fromkeys(f for f in found if f))
 
     def describe(self) -> str:
         return f"cgroup v{self.version} ({', '.join(self.folders)})"
@@ -109,12 +111,13 @@ def _v2(point: str, path: str) -> Hierarchy | None:
         _write(os.path.join(parent, "cgroup.subtree_control"), wanted)
     except OSError:
         return None
-    return Hierarchy(2, parent, parent, parent if "cpu" in controllers else None)
+    # cpu.stat's usage_usec is in every v2 cgroup, with or without the cpu controller
+    return Hierarchy(2, parent, parent, parent if "cpu" in controllers else None, parent)
 
 
 def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarchy | None:
     folders: list[str | None] = []
-    for controller in ("memory", "pids", "cpu"):
+    for controller in ("memory", "pids", "cpu", "cpuacct"):
         point = next(
             (m for m, kind, opts in mounts if kind == "cgroup" and controller in opts), None
         )
@@ -125,12 +128,12 @@ def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarc
                 os.makedirs(folder, exist_ok=True)
             if not os.access(folder, os.W_OK):
                 folder = None
-        if folder is None and controller != "cpu":  # the quota is a bonus; these are not
+        if folder is None and controller in ("memory", "pids"):  # the rest are bonuses
             return None
         folders.append(folder)
-    memory, pids, cpu = folders
+    memory, pids, cpu, cpuacct = folders
     assert memory is not None and pids is not None
-    return Hierarchy(1, memory, pids, cpu)
+    return Hierarchy(1, memory, pids, cpu, cpuacct)
 
 
 def find(mounts: str = _MOUNTS, own: str = _OWN) -> Hierarchy | None:
@@ -219,6 +222,24 @@ class Cgroup:
         except BaseException:
             self.close()
             raise
+
+    def cpu_time(self) -> float | None:
+        """The CPU seconds the processes of this cgroup have used since it was made (v2
+        ``cpu.stat``'s ``usage_usec``, v1 ``cpuacct.usage``), or None where the hierarchy
+        does not count them."""
+        if self.hierarchy.cpuacct is None or not self.folders:
+            return None
+        folder = os.path.join(self.hierarchy.cpuacct, os.path.basename(self.folders[0]))
+        try:
+            if self.hierarchy.version == 2:
+                for line in _read(os.path.join(folder, "cpu.stat")).splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+                return None
+            return int(_read(os.path.join(folder, "cpuacct.usage"))) / 1e9
+        except (OSError, ValueError):
+            return None
 
     @property
     def procs(self) -> list[str]:

@@ -51,6 +51,40 @@ _LENGTH = struct.Struct(">I")
 _READ_CHUNK = 1 << 16
 _FLUSH_AT = 1 << 16  # buffered frames are written out once they reach this size
 _TAIL_SHOWN = 800  # characters of the bot's stderr quoted in an error message
+_CPU_CHECK = 0.05  # seconds between looks at a bot's CPU time while it has a CPU limit
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def tree_cpu_time(root: int) -> float:
+    """The CPU seconds used by the process ``root`` and every process under it (their
+    threads, and the children they waited for), from ``/proc/PID/stat``: 0.0 where
+    /proc is not there.  A process that left the tree (a double fork, outside a PID
+    namespace) is not counted; in a sandbox it cannot leave."""
+    parents: dict[int, list[int]] = {}
+    used: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0.0
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except OSError:  # it ended meanwhile
+            continue
+        fields = data[data.rindex(b")") + 2 :].split()
+        # ppid is field 4 of stat(5), utime, stime, cutime, cstime 14 to 17
+        pid = int(name)
+        parents.setdefault(int(fields[1]), []).append(pid)
+        used[pid] = sum(int(x) for x in fields[11:15])
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0)
+        todo.extend(parents.get(pid, ()))
+    return total / _TICK
 
 
 class ExternalBotError(BotError):
@@ -310,6 +344,11 @@ class ExternalBot(Bot):
         self._encoder = ObservationEncoder(self._packer)
         self._request = 0
         self._window: float = 0.0  # the seconds of the current deadline, for messages
+        #: The CPU seconds the next move may use (:meth:`cpu_time`; ``bones match --tc
+        #: ...:cpu``), sent as its ``time_left_ms``; ``move_time`` still bounds its wall
+        #: time.  None: no CPU limit.
+        self.move_cpu: float | None = None
+        self._cpu_limit: float | None = None  # cpu_time() at which the current move ends
         self._launch: Any = None  # a sandboxed bot's Launch (its filter, its cgroup)
         if start:
             self.start()
@@ -334,6 +373,17 @@ class ExternalBot(Bot):
     def _move_ms(self) -> int | None:
         """The move time in milliseconds, as the messages say it (None: no limit)."""
         return None if self.move_time is None else max(1, round(self.move_time * 1000))
+
+    def cpu_time(self) -> float:
+        """The CPU seconds the bot's processes have used, a count that only grows while
+        it runs (compare two): its cgroup's where the sandbox gave it one that counts CPU
+        time (:meth:`bones.protocol.cgroup.Cgroup.cpu_time`), else the sum over its
+        process tree (:func:`tree_cpu_time`); 0.0 when it is not running."""
+        if self._proc is None:
+            return 0.0
+        group = None if self._launch is None else self._launch.cgroup
+        counted = None if group is None else group.cpu_time()
+        return tree_cpu_time(self._proc.pid) if counted is None else counted
 
     @property
     def alive(self) -> bool:
@@ -567,9 +617,15 @@ class ExternalBot(Bot):
             poll.poll()
             return
         left = deadline - time.monotonic()
-        if left <= 0 or not poll.poll(math.ceil(left * 1000)):
+        while True:
+            step = left if self._cpu_limit is None else min(left, _CPU_CHECK)
+            if left > 0 and poll.poll(math.ceil(step * 1000)):
+                return
             if time.monotonic() >= deadline:
                 self._fail("timeout", f"{what}: nothing within {self._window:g} s")
+            if self._cpu_limit is not None and self.cpu_time() >= self._cpu_limit:
+                self._fail("timeout", f"{what}: it used its {self.move_cpu:g} s of CPU time")
+            left = deadline - time.monotonic()
 
     def _receive(self, deadline: float | None, waiting: str) -> dict[str, Any]:
         """The next message from the bot, by ``deadline``; every failure is a fault.
@@ -745,19 +801,26 @@ class ExternalBot(Bot):
                 "id": rid,
                 "observation": data,
                 "legal": legal,
-                "time_left_ms": self._move_ms,
+                "time_left_ms": self._move_ms
+                if self.move_cpu is None
+                else max(1, round(self.move_cpu * 1000)),
             }
         )
         deadline = self._deadline(self.move_time)
         waiting = f"its move (request {rid})"
-        self._flush(deadline, waiting)
-        while True:
-            msg = self._receive(deadline, waiting)
-            kind = msg.get("type")
-            if kind == "move":
-                break
-            if kind != "pong":  # a late pong is harmless
-                self._fail("bad_frame", f"a message of type {_text(kind)} instead of {waiting}")
+        if self.move_cpu is not None:
+            self._cpu_limit = self.cpu_time() + self.move_cpu
+        try:
+            self._flush(deadline, waiting)
+            while True:
+                msg = self._receive(deadline, waiting)
+                kind = msg.get("type")
+                if kind == "move":
+                    break
+                if kind != "pong":  # a late pong is harmless
+                    self._fail("bad_frame", f"a message of type {_text(kind)} instead of {waiting}")
+        finally:
+            self._cpu_limit = None
         try:
             return answer_move(msg, rid, legal_moves)
         except Fault as exc:

@@ -1,0 +1,191 @@
+"""The CPU-time clock (``bones match --tc GAME+INC:cpu``, issue 32 "Fair clocks"): a
+bot is charged its own processes' CPU time, not the wall time a busy machine or a
+spinning opponent takes from it; a bot that computes is charged, one that spins is
+ended at its clock, one that waits is ended by the wall-time backstop.  The bots are
+tests/protocol_bots/cpu_bot.py."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_sandbox import SECRET, needs_bwrap
+
+from bones.match.runner import MatchConfig, MatchError, parse_tc, run_match
+from bones.match.schedule import tc_cpu
+from bones.protocol.cgroup import Cgroup, find
+from bones.protocol.client import tree_cpu_time
+
+BOT = Path(__file__).parent / "protocol_bots" / "cpu_bot.py"
+
+
+def _spec(mode: str, arg: float | None = None) -> str:
+    return f"cmd:{sys.executable} {BOT} {mode}" + ("" if arg is None else f" {arg}")
+
+
+def _play(tmp_path: Path, bots: tuple[str, str], tc: str, games: int = 2, **config) -> dict:
+    config.setdefault("timeout", None)
+    config.setdefault("options", {"target": 25})  # short games
+    path = tmp_path / f"m-{len(list(tmp_path.glob('*.jsonl')))}.jsonl"
+    return run_match(
+        MatchConfig(bots=bots, games=games, seed=3, secret=SECRET, tc=tc, **config),
+        path,
+        jobs=1,
+        progress=False,
+    )
+
+
+def _forfeits(summary: dict) -> list[dict[str, int]]:
+    return [row["forfeits"] for row in summary["bots"]]
+
+
+def test_tc_takes_cpu_after_the_clock():
+    assert parse_tc("10+0.1:cpu") == (10.0, 0.1) and tc_cpu("10+0.1:cpu")
+    assert parse_tc(" 60 : cpu ") == (60.0, 0.0) and tc_cpu(" 60 : cpu ")
+    assert parse_tc("10+0.1:wall") == (10.0, 0.1) and not tc_cpu("10+0.1:wall")
+    assert not tc_cpu("10+0.1")
+    for bad in ("10+0.1:gpu", "10+0.1:", ":cpu", "10:cpu:cpu", "0:cpu", "10+cpu"):
+        with pytest.raises(MatchError, match="--tc takes"):
+            parse_tc(bad)
+
+
+def test_tc_fuzz():
+    """Random strings over the option's alphabet: a clear error, or a clock whose kind
+    is the suffix it was given."""
+    rng = random.Random(32)
+    alphabet = "0123456789.+: cpuwalgx"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+        try:
+            base, inc = parse_tc(text)
+        except MatchError as exc:
+            assert "--tc takes" in str(exc)
+            continue
+        assert base > 0 and inc >= 0
+        assert tc_cpu(text) == text.replace(" ", "").endswith(":cpu")
+
+
+def test_a_waiting_bot_is_charged_no_wall_time(tmp_path):
+    """A bot that sleeps 0.1 s a move (no CPU time) keeps its clock of 0.25 s under
+    ``:cpu``; the same match with a wall clock takes it off on time."""
+    bots = (_spec("sleep", 0.1), "random")
+    cpu = _play(tmp_path, bots, "0.25+0:cpu")
+    assert cpu["counted"] == 2 and _forfeits(cpu) == [{}, {}]
+    wall = _play(tmp_path, bots, "0.25+0")
+    assert _forfeits(wall)[0] == {"timeout": 2}
+
+
+def test_a_computing_bot_is_charged_its_cpu_time(tmp_path):
+    summary = _play(tmp_path, (_spec("work", 0.3), "random"), "1+0:cpu")
+    assert _forfeits(summary) == [{"timeout": 2}, {}]
+
+
+def test_a_spinning_bot_is_ended_at_its_cpu_time_not_the_backstop(tmp_path):
+    """A bot that never answers and computes is ended once it has used its clock's CPU
+    time (the wall backstop, --timeout 120, is far away)."""
+    path = tmp_path / "spin.jsonl"
+    run_match(
+        MatchConfig(
+            bots=(_spec("spin"), "random"), games=2, seed=3, secret=SECRET, tc="0.3+0:cpu",
+            timeout=120.0,
+        ),
+        path,
+        jobs=1,
+        progress=False,
+    )  # fmt: skip
+    text = path.read_text()
+    assert text.count("it used its 0.3 s of CPU time") == 2
+
+
+def test_in_process_bots_are_charged_their_threads_cpu_time(tmp_path):
+    summary = _play(tmp_path, ("greedy", "random"), "0.00001+0:cpu")
+    assert sum(sum(f.values()) for f in _forfeits(summary)) == 2
+    assert all(set(f) <= {"timeout"} for f in _forfeits(summary))
+
+
+def test_the_process_tree_is_counted(tmp_path):
+    """A child's CPU time counts for the bot that started it (a bot cannot hide its
+    work in a process of its own)."""
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    end = time.process_time() + 0.3\n"
+        "    while time.process_time() < end: pass\n"
+        "    time.sleep(60); os._exit(0)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 60
+        while tree_cpu_time(proc.pid) < 0.25 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tree_cpu_time(proc.pid) >= 0.25
+        with open(f"/proc/{proc.pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        own = sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        assert own < 0.2  # the count came from the child
+    finally:
+        proc.kill()
+        proc.wait()
+        subprocess.run(["pkill", "-KILL", "-P", str(proc.pid)], check=False)
+    assert tree_cpu_time(10**9) == 0.0  # no such process
+
+
+def test_the_cgroup_counts_cpu_time_where_it_can(tmp_path):
+    """Fake cgroup file systems: v1 ``cpuacct.usage`` (ns), v2 ``cpu.stat`` (µs), and
+    None where no hierarchy counts it."""
+    lines = []
+    for name in ("memory", "pids", "cpuacct"):
+        (tmp_path / name).mkdir()
+        lines.append(f"cgroup {tmp_path}/{name} cgroup rw,{name}")
+    (tmp_path / "mounts").write_text("".join(f"{line} 0 0\n" for line in lines))
+    (tmp_path / "own").write_text("4:memory:/\n8:pids:/\n2:cpuacct:/\n")
+    found = find(str(tmp_path / "mounts"), str(tmp_path / "own"))
+    assert found is not None and found.cpuacct == f"{tmp_path}/cpuacct/bones"
+    group = Cgroup(found, 1 << 20, 4)
+    folder = Path(found.cpuacct, os.path.basename(group.folders[0]))
+    assert group.cpu_time() is None  # not written yet: no count
+    (folder / "cpuacct.usage").write_text("1500000000\n")
+    assert group.cpu_time() == 1.5
+    (folder / "cpuacct.usage").write_text("garbage")
+    assert group.cpu_time() is None
+    v2 = tmp_path / "v2"
+    (v2 / "bones").mkdir(parents=True)
+    (v2 / "cgroup.controllers").write_text("memory pids\n")
+    (tmp_path / "mounts").write_text(f"cgroup2 {v2} cgroup2 rw 0 0\n")
+    (tmp_path / "own").write_text("0::/\n")
+    found2 = find(str(tmp_path / "mounts"), str(tmp_path / "own"))
+    assert found2 is not None and found2.version == 2 and found2.cpuacct == str(v2 / "bones")
+    group2 = Cgroup(found2, 1 << 20, 4)
+    Path(group2.folders[0], "cpu.stat").write_text("usage_usec 2500000\nuser_usec 1\n")
+    assert group2.cpu_time() == 2.5
+    for made in group.folders + group2.folders:
+        for name in os.listdir(made):
+            os.remove(os.path.join(made, name))
+    group.close()
+    group2.close()
+    assert group.cpu_time() is None
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("spinners", [1, 4])
+def test_a_hog_costs_its_opponent_no_game_on_time(tmp_path, spinners):
+    """Issue 32 item 3: a bot whose processes spin through its moves and its opponent's
+    (in its sandbox, with the CPU quota) takes no game on time from an opponent that
+    computes 0.05 s a move: that opponent is charged its own CPU time only."""
+    summary = _play(
+        tmp_path,
+        (_spec("work", 0.05), _spec("hog", spinners)),
+        "2+0.1:cpu",
+        games=4,
+        sandbox=True,
+        timeout=30.0,
+    )
+    assert summary["counted"] == 4
+    assert "timeout" not in _forfeits(summary)[0]
