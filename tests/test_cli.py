@@ -246,7 +246,6 @@ def test_python_loop():
     assert result["moves_per_s"] > 0
 
 
-
 def test_bots_lists_a_plugin_bot_that_is_not_installed():
     """``bones bots --plugin MODULE`` (as ``bones match`` has it), in a fresh process: the
     bot is unknown without the option."""
