@@ -437,7 +437,13 @@ cdef class TrainRound:
 
     def moves_text(self):
         """The moves made so far as one line of text (``12-5@M 5-3@P1 ...``)."""
-        return " ".join([str(m) for m in self.moves])
+        cdef TrainMove m
+        cdef int i
+        texts = []
+        for i in range(self.st.n_plies):
+            m = _move_of(self.st.plies[i].move)
+            texts.append(m._text if m._text is not None else str(m))
+        return " ".join(texts)
 
     # --- playing -------------------------------------------------------------------------
 
@@ -476,12 +482,19 @@ cdef class TrainRound:
         else:
             raise IllegalMove(f"a move is a TrainMove, its text or an index into "
                               f"legal_moves, not {type(move).__name__}")
-        if ts_find(self.st, code) < 0:
+        if not self._play_legal(code):
             raise IllegalMove(f"{_move_of(code)} is not legal for seat {self.st.to_move}"
                               f"{self._legal_text()}")
+
+    cdef bint _play_legal(self, int code) except -1:
+        """Play ``code`` for the seat to move if it is legal now; False (nothing changed)
+        if it is not.  The referee's check and move in one C call."""
+        if self.st.status != TR_PLAYING or ts_find(self.st, code) < 0:
+            return False
         if self.st.n_plies >= TR_MAX_PLIES:  # cannot happen (trainstate.pyx bounds)
             raise IllegalMove(f"a round holds at most {TR_MAX_PLIES} moves")
         ts_play(self.st, code)
+        return True
 
     def _legal_text(self):
         if self.st.status != TR_PLAYING:
@@ -727,11 +740,14 @@ cdef class TrainRound:
         hand, the hand sizes, the stock's size, the public layout and events (its own draws
         visible).  It costs O(1): the log's entries are shared with the round, and what is
         made from them is made when first read."""
-        global _observation_class
         if self.st.players == 0:
             self._check()
-        cdef int s = seat if type(seat) is int and 0 <= seat < self.st.players \
-            else _seat(seat, self.st.players, "seat")
+        return self._observation(
+            seat if type(seat) is int and 0 <= seat < self.st.players
+            else _seat(seat, self.st.players, "seat"))
+
+    cdef TrainSeatView _observation(self, int s):
+        global _observation_class
         cdef TrainSeatView o
         if _observation_class is None:
             from bones.core.observation import TrainObservation
@@ -769,9 +785,8 @@ cdef class TrainRound:
             SCHEMA, SCHEMA_VERSION, self.layout_name, self.st.set_max, self.st.engine,
             self.st.leader, self.st.zero_double, bool(self.st.first_turn_own),
             self.st.engine_toes, self.partial,
-            [bytes([t.index for t in _tiles(self.st.hand0[i])])
-             for i in range(self.st.players)],
-            bytes([self.st.stock[i] for i in range(self.st.stock_len)]),
+            [_indices(self.st.hand0[i]) for i in range(self.st.players)],
+            (<char*>self.st.stock)[:self.st.stock_len],
             bytes(moves),
             self._variant,
             list(self._scores),
@@ -891,6 +906,17 @@ cdef class TrainRound:
                          + (f" (seat {res.out_seat})" if res.out_seat is not None else "")
                          + f", penalties {list(res.penalties)}")
         return "\n".join(lines)
+
+
+cdef bytes _indices(W128 m):
+    """The wide indices of the tiles of m, in order, one byte each (at most 91)."""
+    cdef uint8_t out[128]
+    cdef int n = 0
+    while w_any(m):
+        out[n] = w_first(m)
+        n += 1
+        m = w_rest(m)
+    return (<char*>out)[:n]
 
 
 cdef tuple _tiles(W128 m):
