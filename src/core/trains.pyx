@@ -65,9 +65,25 @@ cdef tuple _TEXTS = tuple([str(wide_tile(t)) for t in range(91)])  # tile texts,
 cdef tuple _TRAIN_NAMES = tuple([f"P{t}" for t in range(8)] + ["M"])  # trains targets
 cdef type _observation_class = None  # bones.core.observation.TrainObservation, on first use
 _PACKER = msgpack.Packer(use_bin_type=True)
+# The log's entries are immutable tuples of a few values: each is made once per process
+# and shared by every round, so a move's events cost a lookup, not new objects.
+cdef dict _PLACES = {}  # seat << 16 | move code: (log entry, placement), made on first use
+cdef tuple _DRAWN = tuple([("draw", s, None, None) for s in range(8)])  # as others see it
+cdef tuple _PASSED = tuple([("pass", s, None, None) for s in range(8)])
+cdef tuple _OWN_DRAWS = tuple([("draw", s, _TEXTS[t], None)  # seat * 91 + tile: as s sees it
+                               for s in range(8) for t in range(91)])
 
 
 # --- moves -----------------------------------------------------------------------------
+
+cdef tuple _place_entries(int seat, int code):
+    """``(("place", seat, tile, target), (seat, tile, target))`` of a placement, kept."""
+    tile = _TEXTS[move_tile(code)]
+    target = _target_text(code)
+    cdef tuple place = (("place", seat, tile, target), (seat, tile, target))
+    _PLACES[seat << 16 | code] = place
+    return place
+
 
 cdef str _target_text(int code):
     cdef int target = move_target(code)
@@ -690,19 +706,21 @@ cdef class TrainRound:
         O(1) however long the log."""
         cdef const TEvent* e
         cdef int i = len(self._pub), code
+        cdef tuple place
         while i < self.st.n_events:
             e = &self.st.events[i]
             if e.kind == EV_PLACE:
                 code = e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0)
-                tile = _TEXTS[e.tile]
-                target = _target_text(code)
-                self._pub.append(("place", e.seat, tile, target))
-                self._placed.append((e.seat, tile, target))
+                place = _PLACES.get(e.seat << 16 | code)
+                if place is None:
+                    place = _place_entries(e.seat, code)
+                self._pub.append(place[0])
+                self._placed.append(place[1])
             elif e.kind == EV_DRAW:
-                self._pub.append(("draw", e.seat, None, None))
-                (<list>self._own[e.seat]).append((i, ("draw", e.seat, _TEXTS[e.tile], None)))
+                self._pub.append(_DRAWN[e.seat])
+                (<list>self._own[e.seat]).append((i, _OWN_DRAWS[e.seat * 91 + e.tile]))
             else:
-                self._pub.append(("pass", e.seat, None, None))
+                self._pub.append(_PASSED[e.seat])
             i += 1
 
     @property
