@@ -215,6 +215,32 @@ def test_the_referee_refuses_a_move_that_is_not_legal(bot, match):
     assert r.moves == ()  # nothing was played for the liar
 
 
+def test_the_referee_refuses_a_round_it_does_not_know():
+    class LooksLikeARound:  # the train round's Python face, without its state
+        players, is_over, to_move, events = 2, False, 0, ()
+
+    with pytest.raises(TypeError, match="a bones.Round or a train game's round"):
+        play_round(LooksLikeARound(), [make_bot("random"), make_bot("random")])
+
+
+def test_the_referee_plays_the_moves_the_bots_chose():
+    chosen = []
+
+    class Recorder(Bot):
+        def choose(self, observation, legal_moves):
+            chosen.append(legal_moves[-1])
+            return legal_moves[-1]
+
+    r = bones.Round.deal("chicken-foot", players=3, seed=2)
+    play_round(r, [Recorder(), Recorder(), Recorder()])
+    assert r.moves == tuple(chosen)
+    replay = bones.Round.deal("chicken-foot", players=3, seed=2)
+    for move in chosen:
+        replay.play(move)
+    assert replay.moves_text() == r.moves_text() == " ".join(map(str, chosen))
+    assert replay.to_msgpack() == r.to_msgpack()
+
+
 def test_bots_see_only_their_seat():
     seen = []
 

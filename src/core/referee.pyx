@@ -14,6 +14,8 @@ from bones.core.moves cimport Move
 from bones.core.round cimport Round
 from bones.core.seatview cimport SeatView
 from bones.core.state cimport PLAYING, find_move
+from bones.core.trains cimport TrainMove, TrainRound, TrainSeatView
+from bones.core.trainstate cimport TR_PLAYING
 
 cdef extern from "<time.h>" nogil:
     int clock_gettime(int clock, timespec* t)
@@ -366,9 +368,11 @@ def play_round(round not None, bots):
     A hook that a bot keeps from :class:`bones.Bot` (which does nothing) is not called,
     and its observations are not built.
     """
-    if type(round) is not Round:
-        return _play_other(round, bots)
-    return _play(<Round>round, bots)
+    if type(round) is Round:
+        return _play(<Round>round, bots)
+    if type(round) is TrainRound:
+        return _play_trains(<TrainRound>round, bots)
+    raise TypeError(f"play_round: a bones.Round or a train game's round, not {describe(round)}")
 
 
 cdef object _play(Round round, bots):
@@ -423,45 +427,48 @@ cdef object _play(Round round, bots):
     return result
 
 
-cdef object _play_other(round, bots):
-    """:func:`play_round` for a round of another core (the train games): the same hooks in
-    the same order, through the round's Python face (``observation``, ``legal_moves``,
-    ``play``, ``events``).  A bot's answer must be one of the legal move objects'
-    own type and among them: a look-alike may lie."""
+cdef object _play_trains(TrainRound round, bots):
+    """:func:`play_round` for a train game's round: the same hooks in the same order, the
+    round read and played through its C face (a decision costs no Python call of the
+    engine's).  A bot's answer must be exactly a TrainMove and legal: a look-alike may
+    lie."""
     cdef tuple seats = tuple(bots)
-    cdef int players = round.players, seat
-    cdef Py_ssize_t seen = 0, n
+    cdef int players, seat
+    cdef Py_ssize_t seen = 0, n, i
+    cdef TrainSeatView observation
+    round._check()
+    players = round.st.players
     _imports()
     if len(seats) != players:
         raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
     observers = [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
     for seat in range(players):
         if not _noop(seats[seat], START_ROUND):
-            _hook(seat, seats[seat], START_ROUND, (round.observation(seat),))
+            _hook(seat, seats[seat], START_ROUND, (round._observation(seat),))
     while True:
         if observers:
-            events = round.events
+            events = round._events()
             n = len(events)
             for i in range(seen, n):
                 for s, bot in observers:
                     _hook(s, bot, OBSERVE, (events[i],))
             seen = n
-        if round.is_over:
+        if round.st.status != TR_PLAYING:
             break
-        seat = round.to_move
-        observation = round.observation(seat)
-        legal = observation.legal_moves  # the very tuple the observation holds
+        seat = round.st.to_move
+        observation = round._observation(seat)
+        legal = observation._legal  # the very tuple the observation holds
         move = _hook(seat, seats[seat], CHOOSE, (observation, legal))
-        if not legal or type(move) is not type(legal[0]) or move not in legal:
+        # the engine's part (an error in it is not the bot's) once the move is its type
+        if type(move) is not TrainMove or not round._play_legal((<TrainMove>move).code):
             raise _BotError(
                 seat,
                 f"choose() returned {describe(move)}, which is not legal; legal: "
                 + ", ".join(map(str, legal)),
             )
-        round.play(move)  # the engine's: an error here is not the bot's
         PyErr_CheckSignals()
     result = round.result
     for seat in range(players):
         if not _noop(seats[seat], END_ROUND):
-            _hook(seat, seats[seat], END_ROUND, (result, round.observation(seat)))
+            _hook(seat, seats[seat], END_ROUND, (result, round._observation(seat)))
     return result

@@ -66,6 +66,8 @@ cdef class TrainRound:
     cdef list _placed            # (seat, tile, target) of the placements made so far (shared)
 
     cdef int _check(self) except -1  # TypeError for a round not made by this module
+    cdef TrainSeatView _observation(self, int seat)  # observation() of a seat in range
+    cdef bint _play_legal(self, int code) except -1  # play code if legal; False if not
     cdef tuple _events(self)
     cdef void _sync(self) except *
     cdef void _bind(self, object variant, object scores, object options) except *

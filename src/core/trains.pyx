@@ -65,9 +65,25 @@ cdef tuple _TEXTS = tuple([str(wide_tile(t)) for t in range(91)])  # tile texts,
 cdef tuple _TRAIN_NAMES = tuple([f"P{t}" for t in range(8)] + ["M"])  # trains targets
 cdef type _observation_class = None  # bones.core.observation.TrainObservation, on first use
 _PACKER = msgpack.Packer(use_bin_type=True)
+# The log's entries are immutable tuples of a few values: each is made once per process
+# and shared by every round, so a move's events cost a lookup, not new objects.
+cdef dict _PLACES = {}  # seat << 16 | move code: (log entry, placement), made on first use
+cdef tuple _DRAWN = tuple([("draw", s, None, None) for s in range(8)])  # as others see it
+cdef tuple _PASSED = tuple([("pass", s, None, None) for s in range(8)])
+cdef tuple _OWN_DRAWS = tuple([("draw", s, _TEXTS[t], None)  # seat * 91 + tile: as s sees it
+                               for s in range(8) for t in range(91)])
 
 
 # --- moves -----------------------------------------------------------------------------
+
+cdef tuple _place_entries(int seat, int code):
+    """``(("place", seat, tile, target), (seat, tile, target))`` of a placement, kept."""
+    tile = _TEXTS[move_tile(code)]
+    target = _target_text(code)
+    cdef tuple place = (("place", seat, tile, target), (seat, tile, target))
+    _PLACES[seat << 16 | code] = place
+    return place
+
 
 cdef str _target_text(int code):
     cdef int target = move_target(code)
@@ -437,7 +453,13 @@ cdef class TrainRound:
 
     def moves_text(self):
         """The moves made so far as one line of text (``12-5@M 5-3@P1 ...``)."""
-        return " ".join([str(m) for m in self.moves])
+        cdef TrainMove m
+        cdef int i
+        texts = []
+        for i in range(self.st.n_plies):
+            m = _move_of(self.st.plies[i].move)
+            texts.append(m._text if m._text is not None else str(m))
+        return " ".join(texts)
 
     # --- playing -------------------------------------------------------------------------
 
@@ -476,12 +498,19 @@ cdef class TrainRound:
         else:
             raise IllegalMove(f"a move is a TrainMove, its text or an index into "
                               f"legal_moves, not {type(move).__name__}")
-        if ts_find(self.st, code) < 0:
+        if not self._play_legal(code):
             raise IllegalMove(f"{_move_of(code)} is not legal for seat {self.st.to_move}"
                               f"{self._legal_text()}")
+
+    cdef bint _play_legal(self, int code) except -1:
+        """Play ``code`` for the seat to move if it is legal now; False (nothing changed)
+        if it is not.  The referee's check and move in one C call."""
+        if self.st.status != TR_PLAYING or ts_find(self.st, code) < 0:
+            return False
         if self.st.n_plies >= TR_MAX_PLIES:  # cannot happen (trainstate.pyx bounds)
             raise IllegalMove(f"a round holds at most {TR_MAX_PLIES} moves")
         ts_play(self.st, code)
+        return True
 
     def _legal_text(self):
         if self.st.status != TR_PLAYING:
@@ -677,19 +706,21 @@ cdef class TrainRound:
         O(1) however long the log."""
         cdef const TEvent* e
         cdef int i = len(self._pub), code
+        cdef tuple place
         while i < self.st.n_events:
             e = &self.st.events[i]
             if e.kind == EV_PLACE:
                 code = e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0)
-                tile = _TEXTS[e.tile]
-                target = _target_text(code)
-                self._pub.append(("place", e.seat, tile, target))
-                self._placed.append((e.seat, tile, target))
+                place = _PLACES.get(e.seat << 16 | code)
+                if place is None:
+                    place = _place_entries(e.seat, code)
+                self._pub.append(place[0])
+                self._placed.append(place[1])
             elif e.kind == EV_DRAW:
-                self._pub.append(("draw", e.seat, None, None))
-                (<list>self._own[e.seat]).append((i, ("draw", e.seat, _TEXTS[e.tile], None)))
+                self._pub.append(_DRAWN[e.seat])
+                (<list>self._own[e.seat]).append((i, _OWN_DRAWS[e.seat * 91 + e.tile]))
             else:
-                self._pub.append(("pass", e.seat, None, None))
+                self._pub.append(_PASSED[e.seat])
             i += 1
 
     @property
@@ -727,11 +758,14 @@ cdef class TrainRound:
         hand, the hand sizes, the stock's size, the public layout and events (its own draws
         visible).  It costs O(1): the log's entries are shared with the round, and what is
         made from them is made when first read."""
-        global _observation_class
         if self.st.players == 0:
             self._check()
-        cdef int s = seat if type(seat) is int and 0 <= seat < self.st.players \
-            else _seat(seat, self.st.players, "seat")
+        return self._observation(
+            seat if type(seat) is int and 0 <= seat < self.st.players
+            else _seat(seat, self.st.players, "seat"))
+
+    cdef TrainSeatView _observation(self, int s):
+        global _observation_class
         cdef TrainSeatView o
         if _observation_class is None:
             from bones.core.observation import TrainObservation
@@ -769,9 +803,8 @@ cdef class TrainRound:
             SCHEMA, SCHEMA_VERSION, self.layout_name, self.st.set_max, self.st.engine,
             self.st.leader, self.st.zero_double, bool(self.st.first_turn_own),
             self.st.engine_toes, self.partial,
-            [bytes([t.index for t in _tiles(self.st.hand0[i])])
-             for i in range(self.st.players)],
-            bytes([self.st.stock[i] for i in range(self.st.stock_len)]),
+            [_indices(self.st.hand0[i]) for i in range(self.st.players)],
+            (<char*>self.st.stock)[:self.st.stock_len],
             bytes(moves),
             self._variant,
             list(self._scores),
@@ -891,6 +924,17 @@ cdef class TrainRound:
                          + (f" (seat {res.out_seat})" if res.out_seat is not None else "")
                          + f", penalties {list(res.penalties)}")
         return "\n".join(lines)
+
+
+cdef bytes _indices(W128 m):
+    """The wide indices of the tiles of m, in order, one byte each (at most 91)."""
+    cdef uint8_t out[128]
+    cdef int n = 0
+    while w_any(m):
+        out[n] = w_first(m)
+        n += 1
+        m = w_rest(m)
+    return (<char*>out)[:n]
 
 
 cdef tuple _tiles(W128 m):
