@@ -39,7 +39,7 @@ from bones.core.trainstate cimport (
     ts_play, ts_playout, ts_set_tiles, ts_undo,
 )
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
 )
 
