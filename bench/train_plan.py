@@ -4,7 +4,8 @@ planner").
 
 Hands: 300 per size, random from the double-12 set (seeds 0 to 299), a random open
 number, the default budget.  Positions: four-player Mexican Train, 12 random moves from
-seeds 0 to 19 (those with a choice left).  Run: ``python bench/train_plan.py``.
+seeds 0 to 19 (those with a choice left); at 8 seats, ``eight_seats``.  Run:
+``python bench/train_plan.py``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,31 @@ def samples() -> None:
         )
 
 
+def eight_seats() -> None:
+    """pimc's decisions at 8 seats, where the exact sampler's build can outlast the
+    budget: 4 to 29 random moves from seeds 0 to 19 (those with a choice left)."""
+    used, cpu = [], []
+    for seed in range(20):
+        r = TrainRound.deal("trains", players=8, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(4, 30)):
+            if r.is_over:
+                break
+            r.play(rng.choice(r.legal_moves))
+        if r.is_over or len(r.legal_moves) < 2:
+            continue
+        start = time.process_time()
+        used.append(pimc(r.observation(r.to_move), r.legal_moves, 1000, 20.0, "expert", 1)[2])
+        cpu.append((time.process_time() - start) * 1e3)
+    print(
+        f"8 seats, pimc time_ms=20, {len(used)} positions: samples median "
+        f"{statistics.median(used):g}, min {min(used)}, max {max(used)}, single-sample "
+        f"decisions {sum(u == 1 for u in used)}; CPU ms median {statistics.median(cpu):.1f}, "
+        f"max {max(cpu):.1f}"
+    )
+
+
 if __name__ == "__main__":
     planner()
     samples()
+    eight_seats()

@@ -1,8 +1,10 @@
 """Move choices for the train games on the C state (``bones.core.trainstate``): the
-playout policies of the train searches (``tp_pick``: random, greedy, expert) and the
-expert's heuristic (``tp_expert_score``), also the ``expert`` bot's move (``choose``).
+playout policies of the train searches (``tp_pick`` and ``tp_playout``: random, greedy,
+expert, chain), the planner (``tp_plan_pick``: the ``planner`` and ``expert`` bots'
+move, ``choose``) with the score it orders moves by (``tp_expert_score``), and the chain
+heuristic (``tp_chain_pick``: the ``chain`` bot, ``choose_chain``).
 
-The expert scores a placement by what it sheds and what it leaves (docs/bots.md):
+The expert's score rates a placement by what it sheds and what it leaves (docs/bots.md):
 
 * the pips shed (0-0 counts the round's ``zero_double``: 50 in Chicken Foot, so it goes
   early);

@@ -3,7 +3,7 @@
 
 ``choose`` is ``montecarlo``: on every sample every legal move is played out at random.
 ``pimc`` plays every legal move out on each of up to ``samples`` samples under a fast
-policy (``bones.core.trainpolicy``: expert, greedy or random) and stops at the budget of
+policy (``bones.core.trainpolicy``: expert, chain, greedy or random) and stops at the budget of
 samples or of CPU time.  A finished playout is worth, to the mover, the mean penalty of
 the other seats less its own (penalties are the pips left in the hands); the move with the
 best mean wins, the first of equals.
