@@ -215,3 +215,13 @@ def test_the_sandbox_asks_for_a_cpu_count_only_under_a_cpu_clock():
     if plain[0].startswith("bones-cgroup:"):  # a writable hierarchy
         assert counted[0] == plain[0] + ",count_cpu=1"
         assert counted[1:] == plain[1:]
+
+
+def test_the_watchdog_leaves_room_for_the_wall_backstop():
+    """Under a CPU clock a move may take 4 × the CPU time left + 1 s of wall time: the
+    worker's watchdog must not end it first."""
+    from bones.match.runner import _watch_limit
+
+    wall = _watch_limit(MatchConfig(bots=("a", "b"), tc="10+0", timeout=None))
+    cpu = _watch_limit(MatchConfig(bots=("a", "b"), tc="10+0:cpu", timeout=None))
+    assert wall is not None and cpu is not None and cpu > 4 * 10 + 1 > wall
