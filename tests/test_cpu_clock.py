@@ -225,3 +225,19 @@ def test_the_watchdog_leaves_room_for_the_wall_backstop():
     wall = _watch_limit(MatchConfig(bots=("a", "b"), tc="10+0", timeout=None))
     cpu = _watch_limit(MatchConfig(bots=("a", "b"), tc="10+0:cpu", timeout=None))
     assert wall is not None and cpu is not None and cpu > 4 * 10 + 1 > wall
+
+
+def test_command_line_cpu_clock_is_journaled_and_a_bad_kind_refused(tmp_path, capsys):
+    from bones.cli import main
+
+    path = tmp_path / "cli.jsonl"
+    args = ["match", _spec("work", 0.0), "greedy", "--tc", "30+0.5:cpu", "--games", "2"]
+    code = main([*args, "--secret", SECRET, "--journal", str(path), "--jobs", "1"])
+    assert code == 0
+    with open(path) as f:
+        assert '"tc":"30+0.5:cpu"' in f.readline().replace(" ", "")
+    capsys.readouterr()
+    bad = ["match", "greedy", "random", "--tc", "30+0.5:gpu", "--journal", str(tmp_path / "x")]
+    assert main(bad) == 2
+    assert "--tc takes" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()  # refused before the journal is made
