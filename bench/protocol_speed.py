@@ -249,11 +249,19 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
 def start_cost(starts: int) -> int:
     """Print what one start of the Python random bot costs (process, handshake, end),
     plain and sandboxed as ``bones match --sandbox`` starts it for every game, the two
-    interleaved ``starts`` times: the difference is the sandbox's own cost per game."""
+    interleaved ``starts`` times: the difference is the sandbox's own cost per game.  Two
+    more sandboxes, without the bot's cgroup and without the seccomp filter too, say
+    where that cost goes."""
     from bones.protocol.client import ExternalBot
-    from bones.protocol.sandbox import wrap
+    from bones.protocol.sandbox import SandboxPolicy, wrap
 
-    kinds = {"plain": [sys.executable, PY_BOT], "--sandbox": wrap([sys.executable, PY_BOT])}
+    bot = [sys.executable, PY_BOT]
+    kinds = {
+        "plain": bot,
+        "--sandbox": wrap(bot),
+        "no cgroup": wrap(bot, SandboxPolicy(cgroup=False)),
+        "no cgroup, no seccomp": wrap(bot, SandboxPolicy(cgroup=False, seccomp=False)),
+    }
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
     for _ in range(starts):
         for kind, command in kinds.items():
@@ -264,7 +272,7 @@ def start_cost(starts: int) -> int:
     for kind, values in times.items():
         q = statistics.quantiles(values, n=4)
         print(
-            f"{kind:>10}: {statistics.median(values) * 1000:6.1f} ms (quartiles "
+            f"{kind:>22}: {statistics.median(values) * 1000:6.1f} ms (quartiles "
             f"{q[0] * 1000:.1f} / {q[2] * 1000:.1f})"
         )
     pairs = sorted(b - a for a, b in zip(times["plain"], times["--sandbox"], strict=True))

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .driver import hard_limit, hook_name, play_game, play_games
+from .driver import WALL_FACTOR, WALL_SLACK, hard_limit, hook_name, play_game, play_games
 from .executors import PARENT_FDS, Pool, pin_wanted, play_planned
 from .journal import (
     IdSet,
@@ -53,6 +53,7 @@ from .schedule import (
     plan,
     runner_plugins,
     seatings,
+    tc_cpu,
     trusted_plugins,
 )
 
@@ -160,11 +161,14 @@ class _State:
 
 def _watch_limit(config: MatchConfig) -> float | None:
     """The watchdog's hard limit for a match: from the time per move or, with only a
-    clock (``--tc``), from the most a clock may plausibly hold."""
+    clock (``--tc``), from the most a clock may plausibly hold (in wall time: under a
+    CPU clock, the backstop a move of that much CPU time gets)."""
     timeout = config.timeout
     if timeout is None and config.tc is not None:
         base, inc = parse_tc(config.tc)
         timeout = base + 1000 * inc
+        if tc_cpu(config.tc):
+            timeout = WALL_FACTOR * timeout + WALL_SLACK
     return hard_limit(timeout)
 
 

@@ -196,9 +196,10 @@ class MatchConfig:
             return None
         from ..protocol.sandbox import SandboxPolicy
 
+        count_cpu = self.tc is not None and tc_cpu(self.tc)
         if self.sandbox_memory is None:
-            return SandboxPolicy()
-        return SandboxPolicy(memory_mb=self.sandbox_memory)
+            return SandboxPolicy(count_cpu=count_cpu)
+        return SandboxPolicy(memory_mb=self.sandbox_memory, count_cpu=count_cpu)
 
     def identity(self) -> dict[str, Any]:
         full = self.to_dict()

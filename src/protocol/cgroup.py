@@ -188,16 +188,29 @@ class Cgroup:
     processes together (no swap), at most ``pids`` processes and threads and, where the
     hierarchy has the cpu controller and ``cpus`` > 0, at most ``cpus`` CPUs of time
     (``cpu.max``; v1 ``cpu.cfs_quota_us``), so that a bot that spins cannot take the
-    CPU of a bot beside it.  Made by the constructor (:class:`OSError` if it cannot be);
+    CPU of a bot beside it; with ``count_cpu``, in the hierarchy that counts their CPU
+    time too (:meth:`cpu_time`; v1 ``cpuacct``, a cgroup more to join, so only then).
+    Made by the constructor (:class:`OSError` if it cannot be);
     :attr:`procs` are the files the launcher writes its pid into; :meth:`close` kills
     what is left in it and removes it."""
 
-    def __init__(self, hierarchy: Hierarchy, memory: int, pids: int, cpus: float = 0.0) -> None:
+    def __init__(
+        self,
+        hierarchy: Hierarchy,
+        memory: int,
+        pids: int,
+        cpus: float = 0.0,
+        count_cpu: bool = False,
+    ) -> None:
         self.hierarchy = hierarchy
         name = f"{os.getpid()}-{next(_COUNTER)}-{time.monotonic_ns()}"
         self.folders: list[str] = []
+        parents = hierarchy.folders
+        if not count_cpu and hierarchy.cpuacct not in (hierarchy.memory, hierarchy.cpu):
+            parents = tuple(p for p in parents if p != hierarchy.cpuacct)
+        self.counts_cpu = hierarchy.cpuacct in parents
         try:
-            for parent in hierarchy.folders:
+            for parent in parents:
                 _sweep(parent)
                 folder = os.path.join(parent, name)
                 os.mkdir(folder)
@@ -227,7 +240,7 @@ class Cgroup:
         """The CPU seconds the processes of this cgroup have used since it was made (v2
         ``cpu.stat``'s ``usage_usec``, v1 ``cpuacct.usage``), or None where the hierarchy
         does not count them."""
-        if self.hierarchy.cpuacct is None or not self.folders:
+        if self.hierarchy.cpuacct is None or not self.counts_cpu or not self.folders:
             return None
         folder = os.path.join(self.hierarchy.cpuacct, os.path.basename(self.folders[0]))
         try:

@@ -102,7 +102,10 @@ class SandboxPolicy:
     ``seccomp``: load :func:`seccomp_filter`; ``cgroup``: put the bot's tree in a cgroup
     of its own (``memory_mb`` for the whole tree, ``processes``) where a writable
     hierarchy exists (:mod:`bones.protocol.cgroup`); ``cpus``: the CPU time of the bot's
-    tree, in CPUs, where that hierarchy has the cpu controller (0: no quota)."""
+    tree, in CPUs, where that hierarchy has the cpu controller (0: no quota);
+    ``count_cpu``: a cgroup that counts the tree's CPU time too where the hierarchy can
+    (``cpuacct``; for ``bones match --tc ...:cpu``: on cgroup v1 one more cgroup to join
+    at each start, so only when asked)."""
 
     memory_mb: int = 1024
     cpus: float = 1.0
@@ -116,6 +119,7 @@ class SandboxPolicy:
     bwrap: str | None = None
     seccomp: bool = True
     cgroup: bool = True
+    count_cpu: bool = False
 
 
 # -- the seccomp filter (libseccomp) -----------------------------------------------------
@@ -283,7 +287,7 @@ def limits(policy: SandboxPolicy | None = None) -> str:
 
 
 #: Emptied cgroups of bots that ended, by (memory, pids) limits, for the next ones.
-_SPARE: dict[tuple[int, int, float], list[cgroup.Cgroup]] = {}
+_SPARE: dict[tuple[int, int, float, bool], list[cgroup.Cgroup]] = {}
 _SPARES = 8
 
 
@@ -313,7 +317,7 @@ class Launch:
         self.argv = list(argv)
         self.fds: list[int] = []
         self.cgroup: cgroup.Cgroup | None = None
-        self._limits = (0, 0, 0.0)
+        self._limits = (0, 0, 0.0, False)
         self.copies: str | None = None  # the folder of this start's private copies
         try:
             if self.argv and self.argv[0].startswith(_CGROUP):
@@ -359,7 +363,12 @@ class Launch:
                 "--sandbox: the bot's command asks for a cgroup, but this machine has no "
                 "writable cgroup hierarchy with memory and pids (not the runner's machine?)"
             )
-        limits = (int(values["memory"]), int(values["pids"]), float(values.get("cpus", 0)))
+        limits = (
+            int(values["memory"]),
+            int(values["pids"]),
+            float(values.get("cpus", 0)),
+            values.get("count_cpu") == "1",
+        )
         spare = _SPARE.get(limits)
         try:
             self.cgroup = spare.pop() if spare else cgroup.Cgroup(hierarchy, *limits)
@@ -741,6 +750,7 @@ def wrap(
     argv = [_tool("sh"), "-c", script, _MARK, "--", *argv]
     if jailed:  # Launch makes the cgroup and starts bubblewrap in it
         spec = f"memory={policy.memory_mb * _MB},pids={policy.processes},cpus={policy.cpus:g}"
+        spec += ",count_cpu=1" if policy.count_cpu else ""
         argv.insert(0, _CGROUP + spec)
     return [*argv, "--", *command]
 

@@ -42,7 +42,13 @@ Modes (the attempt is made once, at the first ``game_start`` of the process):
 * ``carry``: report whether anything of an earlier game is left in /tmp or in this
   process, then leave a note in /tmp for the next game;
 * ``name``: say a hello name with a newline and an escape sequence in it (a fake row
-  for the results table).
+  for the results table);
+* ``spinners``: ARG processes compute without end from its first ``game_start`` on,
+  through its moves and its opponent's (the CPU hog of issue 32; processes, since
+  Python's threads share one CPU);
+* ``sleep``, ``work``, ``spinmove`` (for the CPU-time clock): at each move request,
+  sleep ARG seconds (no CPU time), compute for ARG seconds of CPU time, or compute
+  forever without answering.
 """
 
 import errno
@@ -226,6 +232,26 @@ def attack_forkbomb():
     for pid in children:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+
+
+def attack_spinners():
+    for _ in range(int(ARG)):
+        if os.fork() == 0:
+            while True:
+                pass
+
+
+def before_move():
+    """What the clock modes do at a move request (nothing in the other modes)."""
+    if MODE == "sleep":
+        time.sleep(float(ARG))
+    elif MODE == "work":
+        end = time.process_time() + float(ARG)
+        while time.process_time() < end:
+            pass
+    elif MODE == "spinmove":
+        while True:
+            pass
 
 
 def attack_hog():
@@ -497,6 +523,7 @@ ATTACKS = {
     "fork": attack_fork,
     "forkbomb": attack_forkbomb,
     "hog": attack_hog,
+    "spinners": attack_spinners,
     "signals": attack_signals,
     "syscalls": attack_syscalls,
     "probes": attack_probes,
@@ -547,6 +574,7 @@ while True:
             attacked = True
             ATTACKS[MODE]()
     elif kind == "move_request":
+        before_move()
         if MODE == "locks":
             attack_locks(LOCKS["seat"], True)
         send({"type": "move", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))})
