@@ -158,12 +158,13 @@ def play(
     PLAYED[journal.name] = seconds(journal)
     first = summary["bots"][0]
     est = first["estimate"]
+    nan = float("nan")  # under 2 deal pairs the interval is not available (None)
     return {
         "games": first["games"],
         "pairs": est["n"],  # complete deal pairs: a pair cut short by a kill is left out
         "score": 100 * est["score"],
-        "lo": 100 * est["score_lo"],
-        "hi": 100 * est["score_hi"],
+        "lo": nan if est["score_lo"] is None else 100 * est["score_lo"],
+        "hi": nan if est["score_hi"] is None else 100 * est["score_hi"],
         "sprt": summary["sprt"],
     }
 

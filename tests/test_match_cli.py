@@ -58,7 +58,7 @@ def test_match_options_formats_and_sprt(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["greedy", "nosuch"], "unknown bot 'nosuch'; known bots: expert, greedy, heaviest"),
+        (["greedy", "nosuch"], "unknown bot 'nosuch'; known bots: chain, expert, greedy, heaviest"),
         (["greedy", "random:seed=x,"], "bot spec"),
         (["greedy", "random", "--variant", "chess"], "unknown variant 'chess'; known variants:"),
         (["greedy", "random", "-o", "nope=1"], "nope"),

@@ -4,7 +4,6 @@ passer's train, which may open it to a seat that passed before: play then goes o
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import pytest
@@ -15,9 +14,15 @@ from trains_model import TrainsModel
 from bones import Round
 from bones.core.trains import TrainRound
 from bones.core.trainsample import TrainSampler, public_of
+from bones.observation import TrainObservation
 
 ROUNDS = 800
 SLOW_ROUNDS = 20000
+
+
+def replaced(obs, **changes):
+    """obs with some fields changed (a TrainObservation is made from its fields)."""
+    return TrainObservation(**{f: changes.get(f, getattr(obs, f)) for f in obs.FIELDS})
 
 
 def test_a_marker_put_up_by_a_pass_opens_a_train_to_an_earlier_passer():
@@ -149,7 +154,7 @@ def test_the_sampler_rebuilds_a_round_that_went_on_after_a_full_run_of_passes():
         extra = tuple(("pass", (r.to_move + k) % r.players, None, None)
                       for k in range(r.players))  # fmt: skip
         with pytest.raises(ValueError, match="passes in a row"):
-            TrainSampler(dataclasses.replace(obs, log=obs.log + extra))
+            TrainSampler(replaced(obs, log=obs.log + extra))
         done += 1
         if done == 5:
             break

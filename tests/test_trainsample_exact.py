@@ -4,7 +4,6 @@ consistent full deal is equally likely."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import random
@@ -17,6 +16,11 @@ from bones.core.trains import TrainMove, TrainRound
 from bones.core.trainsample import TrainSampler
 from bones.core.wideset import SetTile
 from bones.observation import TrainObservation
+
+
+def replaced(obs, **changes):
+    """obs with some fields changed (a TrainObservation is made from its fields)."""
+    return TrainObservation(**{f: changes.get(f, getattr(obs, f)) for f in obs.FIELDS})
 
 
 def replay(obs: TrainObservation, hands, stock) -> TrainObservation:
@@ -250,7 +254,7 @@ def test_tile_and_move_objects_read_as_their_text():
     objects (for its hand, log and legal moves) rebuilds the same position and draws the
     same samples."""
     obs = drew_with_5_open().observation(0)
-    objects = dataclasses.replace(
+    objects = replaced(
         obs,
         hand=tuple(SetTile.parse(t) for t in obs.hand),
         legal_moves=tuple(TrainMove.parse(m) for m in obs.legal_moves),

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bot import Bot, BotSpec
-from ..core.observation import TrainObservation
 from ..registry import variant as lookup_variant
 from ..variant import Option
 from . import hookimpl
@@ -40,6 +39,15 @@ __all__ = [
     "Planner",
     "register_bots",
 ]
+
+
+def _is_train(observation: object) -> bool:
+    """A train game's observation: those bots play through the train cores.  The class is
+    looked up here, not at import, so that loading the plugins does not load the core."""
+    from ..core.observation import TrainObservation
+
+    return type(observation) is TrainObservation
+
 
 #: The expert's weights by variant family (``Variant.base``), in the order of
 #: ``bones.core.policy.FIELDS``; docs/bots.md says what each feature is.  Points are in
@@ -145,7 +153,7 @@ class Expert(_CompiledBot):
     name = "expert"
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
-        if type(observation) is TrainObservation:  # the train games: bones.core.trainpolicy
+        if _is_train(observation):  # the train games: bones.core.trainpolicy
             from ..core.trainpolicy import choose as train_choose
 
             return train_choose(observation, legal_moves)  # type: ignore[arg-type]
@@ -198,7 +206,7 @@ class MonteCarlo(Bot):
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
-        if type(observation) is TrainObservation:  # the train games: bones.core.trainsearch
+        if _is_train(observation):  # the train games: bones.core.trainsearch
             from ..core.trainsearch import choose as train_choose
 
             move, self._state = train_choose(
@@ -263,7 +271,7 @@ class PIMC(_CompiledBot):
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
-        if type(observation) is TrainObservation:  # the train games: bones.core.trainsearch
+        if _is_train(observation):  # the train games: bones.core.trainsearch
             from ..core.trainsearch import pimc as train_pimc
 
             move, self._state, self.last_samples = train_pimc(
@@ -327,7 +335,7 @@ class ISMCTS(_CompiledBot):
         self.last_iterations = 0  # iterations the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
-        if type(observation) is TrainObservation:  # the train games: bones.core.trainismcts
+        if _is_train(observation):  # the train games: bones.core.trainismcts
             from ..core.trainismcts import choose as train_choose
 
             move, self._state, self.last_iterations = train_choose(
