@@ -178,11 +178,23 @@ def test_ctrl_c_with_a_result_half_sent_leaves_no_pool_behind(tmp_path, quick_jo
 class _Keeping(cf.ThreadPoolExecutor):
     """An executor the runner did not make (as a Dask cluster's), keeping its futures."""
 
-    def __init__(self) -> None:
+    def __init__(self, pause: float = 0.0) -> None:
         super().__init__(1)
         self.futures: list[cf.Future] = []
+        self.pause = pause
 
     def submit(self, fn, /, *args, **kwargs):
+        if self.pause:
+            # A task holds the one thread a while after its games, so that the tasks
+            # queued behind it are still waiting when the runner reads its result (a
+            # scheduler that ran them all first would leave nothing to withdraw).
+            work = fn
+
+            def fn(*args, **kwargs):  # noqa: F811
+                result = work(*args, **kwargs)
+                time.sleep(self.pause)
+                return result
+
         fut = super().submit(fn, *args, **kwargs)
         self.futures.append(fut)
         return fut
@@ -194,7 +206,7 @@ def test_an_sprt_decision_withdraws_the_tasks_not_started_from_an_outside_execut
     config = MatchConfig(
         bots=("greedy", "random"), games=400, sprt=SPRT(0, 10, 0.05, 0.05), seed=1, secret=SECRET
     )
-    other = _Keeping()
+    other = _Keeping(pause=0.1)
     try:
         summary = run_match(config, tmp_path / "s.jsonl", jobs=4, executor=other, progress=False)
         assert summary["sprt"]["decision"] == "H1" and summary["counted"] < 400
