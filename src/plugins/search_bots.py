@@ -18,7 +18,7 @@ variant, only slower (docs/bots.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..bot import Bot, BotSpec
 from ..registry import variant as lookup_variant
@@ -27,6 +27,7 @@ from . import hookimpl
 
 if TYPE_CHECKING:
     from ..core.moves import Move
+    from ..core.observation import TrainObservation
     from ..observation import Observation
 
 __all__ = [
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 
-def _is_train(observation: object) -> bool:
+def _is_train(observation: object) -> TypeGuard[TrainObservation]:
     """A train game's observation: those bots play through the train cores.  The class is
     looked up here, not at import, so that loading the plugins does not load the core."""
     from ..core.observation import TrainObservation
@@ -156,7 +157,7 @@ class Expert(_CompiledBot):
         if _is_train(observation):  # the train games: bones.core.trainpolicy
             from ..core.trainpolicy import choose as train_choose
 
-            return train_choose(observation, legal_moves)  # type: ignore[arg-type]
+            return train_choose(observation, legal_moves)  # type: ignore[arg-type, return-value]
         from ..core.policy import choose
 
         return choose(observation, legal_moves, self.weights(observation.variant))
@@ -209,13 +210,13 @@ class MonteCarlo(Bot):
         if _is_train(observation):  # the train games: bones.core.trainsearch
             from ..core.trainsearch import choose as train_choose
 
-            move, self._state = train_choose(
+            train_move, self._state = train_choose(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
                 self.simulations,
                 self._state,
             )
-            return move  # type: ignore[return-value]
+            return train_move  # type: ignore[return-value]
         from ..core.search import choose
 
         move, self._state = choose(observation, legal_moves, self.simulations, self._state)
@@ -274,7 +275,7 @@ class PIMC(_CompiledBot):
         if _is_train(observation):  # the train games: bones.core.trainsearch
             from ..core.trainsearch import pimc as train_pimc
 
-            move, self._state, self.last_samples = train_pimc(
+            train_move, self._state, self.last_samples = train_pimc(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
                 self.samples,
@@ -282,7 +283,7 @@ class PIMC(_CompiledBot):
                 self.policy,
                 self._state,
             )
-            return move  # type: ignore[return-value]
+            return train_move  # type: ignore[return-value]
         from ..core.search import pimc
 
         weights = self.weights(observation.variant)
@@ -338,7 +339,7 @@ class ISMCTS(_CompiledBot):
         if _is_train(observation):  # the train games: bones.core.trainismcts
             from ..core.trainismcts import choose as train_choose
 
-            move, self._state, self.last_iterations = train_choose(
+            train_move, self._state, self.last_iterations = train_choose(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
                 self.iterations,
@@ -347,7 +348,7 @@ class ISMCTS(_CompiledBot):
                 float(self.c),
                 self._state,
             )
-            return move  # type: ignore[return-value]
+            return train_move  # type: ignore[return-value]
         from ..core.ismcts import choose
 
         weights = self.weights(observation.variant)
