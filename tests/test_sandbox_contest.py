@@ -193,6 +193,31 @@ def test_built_in_bots_play_in_process_and_commands_in_the_sandbox():
     assert all(c is not None for c in isolated.commands)  # --isolate too: served, sandboxed
 
 
+@needs_bwrap
+def test_two_sandboxed_entries_play_a_match_without_a_fault(tmp_path):
+    """Two entries in the sandbox in every game, two workers, a clock and bot logs, each
+    bot's process ended beside the next game: every game is played without a fault."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "python" / "random_bot.py"
+    entry = tmp_path / "entry"
+    entry.mkdir()
+    shutil.copy(example, entry / "alice.py")
+    shutil.copy(example, entry / "carol.py")
+    bots = tuple(f"cmd:{sys.executable} {entry / name} 1" for name in ("alice.py", "carol.py"))
+    from bones.match.runner import run_match
+
+    config = MatchConfig(
+        bots=bots,
+        games=12,
+        seed=3,
+        secret="5e" * 32,
+        sandbox=True,
+        tc="5+0.1",
+        bot_logs=str(tmp_path / "logs"),
+    )
+    summary = run_match(config, tmp_path / "m.jsonl", jobs=2, progress=False)
+    check_table(summary, 12)
+
+
 # -- 4. binds that cannot be turned --------------------------------------------------------
 
 

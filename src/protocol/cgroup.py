@@ -266,21 +266,6 @@ class Cgroup:
                 out.update(int(p) for p in _read(path).split())
         return sorted(out)
 
-    def empty(self, wait: float = 2.0) -> bool:
-        """SIGKILL every process in the cgroup, again until none is left (or ``wait``
-        seconds have passed); whether it is empty."""
-        deadline = time.monotonic() + wait
-        pause = 0.0005
-        while pids := self.pids():
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(pause)
-            pause = min(pause * 2, 0.02)
-        return True
-
     def close(self, wait: float = 2.0) -> None:
         """SIGKILL every process in the cgroup (again, until none is left, for one that
         forked meanwhile), then remove its folders.  Idempotent."""

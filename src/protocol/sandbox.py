@@ -30,17 +30,16 @@ was asked for never silently goes missing.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import errno
 import functools
-import multiprocessing.util
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -286,23 +285,6 @@ def limits(policy: SandboxPolicy | None = None) -> str:
     return text
 
 
-#: Emptied cgroups of bots that ended, by (memory, pids) limits, for the next ones.
-_SPARE: dict[tuple[int, int, float, bool], list[cgroup.Cgroup]] = {}
-_SPARES = 8
-
-
-def _remove_spares() -> None:
-    for spare in _SPARE.values():
-        while spare:
-            spare.pop().close()
-
-
-# at the exit of a process, and of a pool's worker (which ends with os._exit, after
-# running the finalizers of multiprocessing, not atexit's)
-atexit.register(_remove_spares)
-multiprocessing.util.Finalize(None, _remove_spares, exitpriority=0)
-
-
 class Launch:
     """What it takes to start a command of :func:`wrap`: :attr:`argv` with the seccomp
     program in a memory file whose descriptor is in :attr:`fds` (pass them to the child,
@@ -317,7 +299,7 @@ class Launch:
         self.argv = list(argv)
         self.fds: list[int] = []
         self.cgroup: cgroup.Cgroup | None = None
-        self._limits = (0, 0, 0.0, False)
+        self._closing = threading.Lock()
         self.copies: str | None = None  # the folder of this start's private copies
         try:
             if self.argv and self.argv[0].startswith(_CGROUP):
@@ -369,12 +351,10 @@ class Launch:
             float(values.get("cpus", 0)),
             values.get("count_cpu") == "1",
         )
-        spare = _SPARE.get(limits)
         try:
-            self.cgroup = spare.pop() if spare else cgroup.Cgroup(hierarchy, *limits)
+            self.cgroup = cgroup.Cgroup(hierarchy, *limits)
         except OSError as exc:
             raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
-        self._limits = limits
         # the shell's pid is bubblewrap's after exec: every process of the bot is inside
         at = self.argv.index(_MARK) + 1
         self.argv[at:at] = self.cgroup.procs
@@ -390,15 +370,10 @@ class Launch:
         """:meth:`started`, kill and remove the cgroup, remove the private copies.
         Idempotent."""
         self.started()
-        if self.cgroup is not None:
-            # emptied, it serves the next bot with the same limits (a cgroup v1 memory
-            # group costs more to make and remove than a bot's start); removed at exit
-            spare = _SPARE.setdefault(self._limits, [])
-            if len(spare) < _SPARES and self.cgroup.empty():
-                spare.append(self.cgroup)
-            else:
-                self.cgroup.close()
-            self.cgroup = None
+        with self._closing:  # one caller takes the cgroup: a second one would empty it
+            taken, self.cgroup = self.cgroup, None  # again once the next bot is in it
+        if taken is not None:
+            taken.close()
         if self.copies is not None:
             shutil.rmtree(self.copies, ignore_errors=True)
             self.copies = None
