@@ -387,7 +387,7 @@ def test_serve_bot_sandbox_serves_from_inside_bubblewrap():
         assert bot.info is not None and bot.info.name == "greedy"
         assert bot.ping() >= 0
     if _hierarchy() is not None:  # serve-bot removed its bot's cgroup when it ended
-        assert _cgroups() <= before | _spares()
+        assert _cgroups() <= before
 
 
 def test_a_bot_name_cannot_print_a_fake_row(tmp_path):
@@ -487,18 +487,6 @@ def _theirs(pid: int) -> bool:
     return True
 
 
-def _spares() -> set[str]:
-    """The folders of the emptied cgroups kept for the next bots (each empty)."""
-    from bones.protocol.sandbox import _SPARE
-
-    out = set()
-    for groups in _SPARE.values():
-        for group in groups:
-            assert group.pids() == []
-            out.update(group.folders)
-    return out
-
-
 def _cgroups() -> set[str]:
     """The bots' cgroups that exist now (every hierarchy), but those of other runs of
     bones going on at the same time."""
@@ -544,10 +532,8 @@ def test_the_launch_puts_bubblewrap_in_the_cgroup_and_removes_it():
     finally:
         job.close()  # kills the tree, removes the cgroup
     assert proc.wait(timeout=10) == -9
-    # removed, or emptied and kept for the next bot with the same limits (removed at exit)
-    kept = _spares()
-    assert not any(os.path.exists(folder) and folder not in kept for folder in made)
-    assert _cgroups() <= before | kept
+    assert not any(os.path.exists(folder) for folder in made)
+    assert _cgroups() <= before
 
 
 @needs_cgroup
@@ -561,7 +547,7 @@ def test_a_fork_bomb_stops_at_pids_max(tmp_path):
     assert all(
         f["error"] == "EAGAIN" and 200 < f["forks"] < SandboxPolicy().processes for f in bombs
     )
-    assert _cgroups() <= before | _spares()  # every bot's cgroup removed
+    assert _cgroups() <= before  # every bot's cgroup removed
 
 
 @needs_cgroup
@@ -574,7 +560,7 @@ def test_a_tree_past_the_memory_limit_is_killed_and_forfeits(tmp_path):
     rows = {r["bot"]: r for r in summary["bots"]}
     assert rows["hostile-hog"]["forfeits"] == {"crash": 2}
     assert not [f for f in findings(logs) if f["attempt"] == "hog"]  # killed before a word
-    assert _cgroups() <= before | _spares()
+    assert _cgroups() <= before
 
 
 def _fake(tmp_path: Path, mounts: list[str], own: list[str]) -> tuple[str, str]:
