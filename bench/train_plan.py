@@ -1,6 +1,6 @@
 """The train planner's cost: nodes and CPU time of ``best_chain`` per hand size, and
 pimc's samples per decision under each playout policy (docs/bots.md, "The train
-planner").
+planner"), and how often pimc picks the planner's own move (docs/strength.md).
 
 Hands: 300 per size, random from the double-12 set (seeds 0 to 299), a random open
 number, the default budget.  Positions: four-player Mexican Train, 12 random moves from
@@ -14,6 +14,7 @@ import random
 import statistics
 import time
 
+from bones.bot import make_bot
 from bones.core.trainplan import best_chain
 from bones.core.trains import TrainRound
 from bones.core.trainsearch import pimc
@@ -87,7 +88,31 @@ def eight_seats() -> None:
     )
 
 
+def agreement(players: int = 4, rounds: int = 20) -> None:
+    """How often ``pimc`` (default budget) picks the move ``expert`` picks, at the
+    decisions with a choice of rounds that ``expert`` plays in every seat (seeds 0 to
+    ``rounds - 1``): pimc's playouts are the expert's own policy, so it can only gain
+    where its samples overturn the expert's choice."""
+    expert, search = make_bot("expert", seed=1), make_bot("pimc", seed=1)
+    same = total = 0
+    for seed in range(rounds):
+        r = TrainRound.deal("trains", players=players, seed=seed)
+        while not r.is_over:
+            observation, legal = r.observation(r.to_move), r.legal_moves
+            move = expert.choose(observation, legal)
+            if len(legal) > 1:
+                total += 1
+                same += str(search.choose(observation, legal)) == str(move)
+            r.play(move)
+    print(
+        f"{players} seats, {rounds} rounds of expert in every seat: pimc time_ms=20 picked "
+        f"the expert's move at {same} of {total} decisions with a choice "
+        f"({100 * same / total:.1f}%)"
+    )
+
+
 if __name__ == "__main__":
     planner()
     samples()
     eight_seats()
+    agreement()
