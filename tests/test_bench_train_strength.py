@@ -35,3 +35,16 @@ def test_too_few_deals_and_unknown_bots_are_refused():
         train_strength.main(["greedy", "random", "--deals", "1"])
     with pytest.raises(Exception, match="no-such-bot"):
         train_strength.main(["no-such-bot", "random", "--deals", "2"])
+
+
+def test_a_search_bot_plays_a_deal_whose_record_passes_63_groups():
+    """Deal 27 at 2 players: the other seat draws so often that the exact sampler's
+    groups pass bit 63 (a shift in C int once made that mask negative: OverflowError)."""
+    from bones.bot import make_bot
+
+    bots = (
+        train_strength.Timed(make_bot("montecarlo", seed=1)),
+        train_strength.Timed(make_bot("greedy", seed=2)),
+    )
+    score, margin = train_strength.play_deal("mexican-train", 2, 27, 0, bots)
+    assert 0.0 <= score <= 1.0

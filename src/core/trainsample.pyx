@@ -590,7 +590,7 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
 cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set known,
                 list draw_groups, list drawn, list placed, int max_states) except -1:
     """The groups, each hidden tile's allowed groups, the count and the sampling table."""
-    cdef int seat = self.seat, players = obs.players, i, k
+    cdef int seat = self.seat, players = obs.players, i  # k stays a Python int: 1 << k past bit 31
     # groups in the order the programme fills them: per other seat its deal then its
     # draws in time order (an unseen tile allowed in one of them is allowed in the later
     # ones: the classes merge as they are filled), the stock left last
