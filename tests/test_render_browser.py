@@ -313,8 +313,9 @@ def test_report_keeps_every_line_in_view(browser, journal, tmp_path, width):
               .map((l) => l.textContent); }})()"""
         )
         assert outside == []
-        sprt = browser.eval(f"[...{pre}.querySelectorAll('.line')].pop().textContent")
-        assert sprt.startswith("SPRT") and sprt.endswith("deal pairs"), sprt
+        lines = browser.eval(f"[...{pre}.querySelectorAll('.line')].map((l) => l.textContent)")
+        sprt = next(line for line in lines if line.startswith("SPRT"))  # the fairness line follows
+        assert sprt.endswith("deal pairs"), sprt
         browser.screenshot(artifact(f"report-{width}.png"))
     finally:
         browser.resize(1000, 900)
