@@ -325,6 +325,8 @@ def _give_back(bot: Any, finished: bool, fresh: bool = False) -> None:
     if not finished:
         with contextlib.suppress(Exception):
             bot.close(grace=0.1)
+    else:
+        bot.settle_log()  # the game's log complete when its result is recorded
     with _EXTERNAL_LOCK:
         _IDLE_EXTERNAL.setdefault(tuple(bot.command), []).append(bot)
 

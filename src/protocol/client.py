@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import math
 import os
 import select
 import signal
 import struct
 import subprocess
+import termios
 import threading
 import time
 import weakref
@@ -188,6 +190,8 @@ class _Stderr:
         self.lock = threading.Lock()
         self.file: IO[bytes] | None = open(log, "ab") if log is not None else None  # noqa: SIM115
         self.log_left = log_limit
+        self.fd = fd
+        self.taken = 0  # bytes read from the pipe (total: those added, a moment later)
         self.thread = threading.Thread(
             target=self._drain, args=(fd,), name="bones-bot-stderr", daemon=True
         )
@@ -204,6 +208,7 @@ class _Stderr:
                     break
                 if not chunk:
                     break
+                self.taken += len(chunk)
                 self._add(chunk)
         finally:
             os.close(fd)
@@ -236,6 +241,23 @@ class _Stderr:
                 self.file.close()
             self.file = open(log, "ab")  # noqa: SIM115  (closed by the drain or the next switch)
             self.log_left = log_limit
+
+    def settle(self, timeout: float = 5.0) -> None:
+        """Wait until what the bot wrote so far is drained (the bytes in the pipe now, and
+        a chunk read and not yet added): at the end of a game its log is then complete,
+        however late the draining thread runs on a loaded machine.  What the bot writes
+        meanwhile is not waited for (a flood costs no wait)."""
+        taken = self.taken  # before the pipe's count: a byte is never counted twice
+        try:
+            waiting = struct.unpack("i", fcntl.ioctl(self.fd, termios.FIONREAD, b"\0" * 4))[0]
+        except OSError:
+            return  # closed: drained to its end
+        target = taken + waiting
+        deadline = time.monotonic() + timeout
+        while self.total < target and self.thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        with self.lock:  # an _add under way (total counted first) has written its bytes
+            pass
 
     def text(self) -> str:
         with self.lock:
@@ -496,13 +518,18 @@ class ExternalBot(Bot):
     def log_to(self, log: str | os.PathLike[str], limit: int | None = None) -> None:
         """Append the bot's stderr from now on to the file ``log`` (at most ``limit``
         bytes, default ``log_limit``), for this process and the next: one log per game.
-        Lines the bot wrote just before are still in the pipe and may land in the new
-        file."""
+        What the bot wrote before goes to the file before (:meth:`settle_log`)."""
         self.log = log
         if limit is not None:
             self.log_limit = limit
         if self._stderr is not None and self.alive:
+            self._stderr.settle()
             self._stderr.switch(log, self.log_limit)
+
+    def settle_log(self) -> None:
+        """Wait until what the bot wrote to stderr so far is in its log (at a game's end)."""
+        if self._stderr is not None:
+            self._stderr.settle()
 
     def restart(self, log: str | os.PathLike[str] | None = None) -> None:
         """End the process (if any) and start a fresh one with a new handshake, logging
@@ -559,7 +586,7 @@ class ExternalBot(Bot):
         proc.wait()
         self._unjail()
         if self._stderr is not None:
-            self._stderr.join(0.5)
+            self._stderr.join(5.0)  # at once when the pipe ends; long only on a loaded machine
         return exited
 
     def _unjail(self) -> None:
