@@ -192,23 +192,28 @@ class _Stderr:
         self.log_left = log_limit
         self.fd = fd
         self.taken = 0  # bytes read from the pipe (total: those added, a moment later)
+        self.reading = threading.Lock()  # held from a read to its count
         self.thread = threading.Thread(
             target=self._drain, args=(fd,), name="bones-bot-stderr", daemon=True
         )
         self.thread.start()
 
     def _drain(self, fd: int) -> None:
+        ready = select.poll()
+        ready.register(fd, select.POLLIN)
         try:
             while True:
                 try:
-                    chunk = os.read(fd, _READ_CHUNK)
+                    ready.poll()  # waits with the lock free
+                    with self.reading:  # the read and its count at once, for settle
+                        chunk = os.read(fd, _READ_CHUNK)
+                        self.taken += len(chunk)
                 except InterruptedError:
                     continue
                 except OSError:
                     break
                 if not chunk:
                     break
-                self.taken += len(chunk)
                 self._add(chunk)
         finally:
             os.close(fd)
@@ -247,12 +252,12 @@ class _Stderr:
         a chunk read and not yet added): at the end of a game its log is then complete,
         however late the draining thread runs on a loaded machine.  What the bot writes
         meanwhile is not waited for (a flood costs no wait)."""
-        taken = self.taken  # before the pipe's count: a byte is never counted twice
-        try:
-            waiting = struct.unpack("i", fcntl.ioctl(self.fd, termios.FIONREAD, b"\0" * 4))[0]
-        except OSError:
-            return  # closed: drained to its end
-        target = taken + waiting
+        with self.reading:  # every byte is in the pipe or counted in taken, once
+            try:
+                waiting = fcntl.ioctl(self.fd, termios.FIONREAD, b"\0" * 4)
+            except OSError:
+                return  # closed: drained to its end
+            target = self.taken + struct.unpack("i", waiting)[0]
         deadline = time.monotonic() + timeout
         while self.total < target and self.thread.is_alive() and time.monotonic() < deadline:
             time.sleep(0.001)
