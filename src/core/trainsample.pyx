@@ -22,12 +22,14 @@ model; in short:
   left multiplies every assignment alike).  Tiles with the same set are interchangeable:
   the assignments are counted by a dynamic programme in C (``dp_table``) over the groups
   whose state is how many tiles of each class are left, the classes merged as the groups
-  that told them apart are filled.  Its counts are doubles (positive sums, below 90!: no
-  overflow, no cancellation; docs/sampler.md says why); ``count`` reruns it over the
-  finished table in Python integers, exactly.  The counts become one table of choice
+  that told them apart are filled (the strictest seat's groups first: ``_fill_order``).
+  Its counts are doubles (positive sums, below 90!: no overflow, no cancellation;
+  docs/sampler.md says why); ``count`` reruns it over the finished table in Python
+  integers, exactly.  The counts become one table of choice
   probabilities that ``sample`` walks without the GIL (uniform up to their rounding).
-* If that table would exceed ``max_states`` states, the sampler says so (``exact`` False,
-  ``fallback`` the reason) and deals the unseen tiles uniformly instead, as it did before.
+* If that table would exceed ``max_states`` states in both orders tried, a relaxed table
+  proposes deals and only consistent ones are kept (rejection); if even that is too big,
+  the sampler says so (``exact`` False, ``fallback`` the reason) and deals uniformly.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -51,7 +53,7 @@ from math import comb, factorial
 from bones.core.observation import TrainObservation
 
 #: The default bound on the sampling table's states (TrainSampler(max_states=...)).
-MAX_STATES = 100_000
+MAX_STATES = 150_000
 cdef enum:
     _REJECT_TRIES = 200       # proposals of the relaxed table per sample before a miss
 #: Proposals sample() draws from the relaxed table before it gives up on one sample.
@@ -591,9 +593,8 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
                 list draw_groups, list drawn, list placed, int max_states) except -1:
     """The groups, each hidden tile's allowed groups, the count and the sampling table."""
     cdef int seat = self.seat, players = obs.players, i  # k stays a Python int: 1 << k past bit 31
-    # groups in the order the programme fills them: per other seat its deal then its
-    # draws in time order (an unseen tile allowed in one of them is allowed in the later
-    # ones: the classes merge as they are filled), the stock left last
+    # groups per other seat (its deal, then its draws in time order), the stock left last;
+    # the programme fills them in another order (below)
     groups = []         # (seat, time got, capacity, draw index or -1)
     for who in range(players):
         if who == seat:
@@ -641,20 +642,27 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     self.hidden = hidden
     self.n_groups = n_groups
     self.stock_group = n_groups - 1
-    # The exact table, in that order; if it is too big, in the other one (per seat its
-    # draws, then its deal), which is smaller in some positions with many seats.
-    other = []
-    for who in range(players):
-        other += [k for k, g in enumerate(groups) if g[0] == who and g[3] >= 0]
-        other += [k for k, g in enumerate(groups) if g[0] == who and g[3] < 0]
-    other.append(n_groups - 1)
-    built = _try_table(self, masks, caps, max_states)
-    if not built and other != list(range(n_groups)):
-        permuted = {t: _permuted(m, other) for t, m in masks.items()}
-        built = _try_table(self, permuted, [caps[k] for k in other], max_states)
+    # The order the programme fills the groups in decides how many states its table has
+    # (tens of times more in one order than another at 8 seats).  The seats are taken
+    # strictest first (the one whose deal rules out the most unseen tiles), as the tiles
+    # they tell apart are then merged early; each seat's draws before its deal, then, if
+    # the table is too big, its deal before its draws.
+    unseen = [self.unseen[i] for i in range(self.n_unseen)]
+    deal_of = {g[0]: k for k, g in enumerate(groups) if g[3] < 0 and g[0] != STOCK}
+    rules_out = {w: sum([1 for u in unseen if not masks[u] >> k & 1])
+                 for w, k in deal_of.items()}
+    strictest = sorted(deal_of, key=lambda w: (-rules_out[w], w))
+    orders = [_fill_order(groups, strictest, True), _fill_order(groups, strictest, False)]
+    built = False
+    for order in orders[:1] if orders[0] == orders[1] else orders:
+        permuted = {t: _permuted(m, order) for t, m in masks.items()}
+        built = _try_table(self, permuted, [caps[k] for k in order], max_states)
         if built:
-            groups = [groups[k] for k in other]
-            masks = permuted
+            break
+    order = order if built else orders[0]
+    groups = [groups[k] for k in order]
+    caps = [caps[k] for k in order]
+    masks = {t: _permuted(m, order) for t, m in masks.items()}
     for k, (gs, got, cap, d) in enumerate(groups):
         self.g_seat[k] = gs
         self.g_draw[k] = d
@@ -672,17 +680,14 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     # exact one, so its samples that satisfy every constraint are uniform over the
     # consistent deals (rejection).  The seats are relaxed one more at a time, the one
     # whose deal rules out the fewest unseen tiles first, until the table fits.
-    unseen = [self.unseen[i] for i in range(self.n_unseen)]
     by_seat = {}
     for k, (gs, got, cap, d) in enumerate(groups):
         if gs != STOCK:
             by_seat[gs] = by_seat.get(gs, 0) | 1 << k
-    deal_bit = {gs: 1 << k for k, (gs, got, cap, d) in enumerate(groups) if d < 0}
-    order = sorted(by_seat, key=lambda w: (
-        sum([1 for u in unseen if not masks[u] & deal_bit[w]]), w))
-    for n_relaxed in range(1, len(order) + 1):
+    loosest = strictest[::-1]
+    for n_relaxed in range(1, len(loosest) + 1):
         for t in unseen:
-            for w in order[:n_relaxed]:
+            for w in loosest[:n_relaxed]:
                 masks[t] |= by_seat[w]
         built = _try_table(self, masks, caps, max_states)
         if built:
@@ -695,6 +700,18 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     self.rejecting = True
     self.why_not = None
     return 0
+
+
+def _fill_order(list groups, list seats, bint draws_first):
+    """The groups' indices in a filling order: per seat of seats its draws (in time
+    order) and its deal, the draws first or last; the stock left last."""
+    order = []
+    for who in seats:
+        deal = [k for k, g in enumerate(groups) if g[0] == who and g[3] < 0]
+        draws = [k for k, g in enumerate(groups) if g[0] == who and g[3] >= 0]
+        order += draws + deal if draws_first else deal + draws
+    order.append(len(groups) - 1)
+    return order
 
 
 cdef int _try_table(TrainSampler self, dict masks, list caps, long max_states) except -1:
