@@ -11,6 +11,7 @@ Run: ``python bench/train_sampler.py`` (docs/sampler.md, "The train games").
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -22,6 +23,7 @@ GAMES = [("trains", 12, 2), ("trains", 12, 4), ("trains", 12, 8), ("chicken_foot
 
 
 def main() -> None:
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}")
     print(
         "| game | positions | exact | rejection | uniform | median ms | p90 ms | max ms "
         "| max wall ms |"
@@ -51,6 +53,7 @@ def main() -> None:
             f"{1e3 * times[int(0.9 * len(times))]:.1f} | {1e3 * times[-1]:.1f} | "
             f"{1e3 * max(walls):.1f} |"
         )
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

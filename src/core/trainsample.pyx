@@ -645,14 +645,16 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     # The order the programme fills the groups in decides how many states its table has
     # (tens of times more in one order than another at 8 seats).  The seats are taken
     # strictest first (the one whose deal rules out the most unseen tiles), as the tiles
-    # they tell apart are then merged early; each seat's draws before its deal, then, if
-    # the table is too big, its deal before its draws.
+    # they tell apart are then merged early; with more than one other seat each seat's
+    # draws before its deal (smaller tables at 4 and 8 seats), with one its deal first
+    # (smaller at 2); if the table is too big, the other way round.
     unseen = [self.unseen[i] for i in range(self.n_unseen)]
     deal_of = {g[0]: k for k, g in enumerate(groups) if g[3] < 0 and g[0] != STOCK}
     rules_out = {w: sum([1 for u in unseen if not masks[u] >> k & 1])
                  for w, k in deal_of.items()}
     strictest = sorted(deal_of, key=lambda w: (-rules_out[w], w))
-    orders = [_fill_order(groups, strictest, True), _fill_order(groups, strictest, False)]
+    orders = [_fill_order(groups, strictest, len(strictest) > 1),
+              _fill_order(groups, strictest, len(strictest) == 1)]
     built = False
     for order in orders[:1] if orders[0] == orders[1] else orders:
         permuted = {t: _permuted(m, order) for t, m in masks.items()}
