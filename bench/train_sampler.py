@@ -6,11 +6,14 @@ mover is the observer.
 
 Rounds: seeds 0 to 5, each position of a round played by the heaviest-tile rule (ties:
 the first legal move); the variants' standard hands.
-Run: ``python bench/train_sampler.py`` (docs/sampler.md, "The train games").
+Run: ``python bench/train_sampler.py`` (docs/sampler.md, "The train games");
+``--slowest N`` lists each game's N slowest builds (seed, events, method, table
+nodes, CPU ms; a position is named by its seed and its log events).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import time
@@ -23,6 +26,12 @@ GAMES = [("trains", 12, 2), ("trains", 12, 4), ("trains", 12, 8), ("chicken_foot
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--slowest", type=int, default=0, metavar="N",
+                        help="list each game's N slowest builds")  # fmt: skip
+    slowest = parser.parse_args().slowest
+    if slowest < 0:
+        parser.error("--slowest takes a count >= 0")
     print(f"load average at the start: {os.getloadavg()[0]:.1f}")
     print(
         "| game | positions | exact | rejection | uniform | median ms | p90 ms | max ms "
@@ -33,6 +42,7 @@ def main() -> None:
         times = []
         walls = []
         methods = {"exact": 0, "rejection": 0, "uniform": 0}
+        builds = []
         for seed in range(6):
             r = TrainRound.deal(layout, set_max=set_max, players=players, seed=seed)
             while not r.is_over:
@@ -43,6 +53,7 @@ def main() -> None:
                 times.append(time.thread_time() - t0)
                 walls.append(time.perf_counter() - w0)
                 methods[sampler.method] += 1
+                builds.append((times[-1], seed, len(r.log), sampler.method, sampler.table_size))
                 r.play(max(r.legal_moves, key=lambda m: m.tile.high + m.tile.low))
         times.sort()
         name = f"{'Mexican Train' if layout == 'trains' else 'Chicken Foot'} {players}p"
@@ -53,6 +64,8 @@ def main() -> None:
             f"{1e3 * times[int(0.9 * len(times))]:.1f} | {1e3 * times[-1]:.1f} | "
             f"{1e3 * max(walls):.1f} |"
         )
+        for cpu, seed, events, method, nodes in sorted(builds, reverse=True)[:slowest]:
+            print(f"    seed {seed}, {events} events: {method}, {nodes} nodes, {1e3 * cpu:.1f} ms")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
