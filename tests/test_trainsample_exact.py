@@ -254,9 +254,9 @@ def test_an_eight_seat_position_past_the_bound_in_seat_order_is_exact(moves):
 
 
 def test_every_bound_gives_the_same_count_or_a_consistent_rejection():
-    """Under each max_states from 1 up to where the first order fits, the table is built
-    in the first order, the second or relaxed: exact ones count the brute force's deals,
-    and every sample of any of them is one of those deals."""
+    """Under each max_states from 1 to just past the default table's nodes, the table is
+    built in the first order, the second or relaxed (or not at all): exact ones count the
+    brute force's deals, and every sample of any of them is one of those deals."""
     done = 0
     for obs in small_positions("trains"):
         deals = brute_force(obs)
