@@ -163,24 +163,22 @@ cdef double chicken_value(const TrainState* s, int move, const int* sizes) noexc
 
 
 cdef double train_value(const TrainState* s, int move, const uint8_t* chain, int length,
-                        int64_t budget) noexcept nogil:
+                        W128 planned, int64_t budget) noexcept nogil:
     """A Mexican Train move's value (the module docstring) given the chain the seat plans
-    on its own train (chain[0] next); a chain the move breaks is planned again within
-    budget nodes."""
+    on its own train (chain[0] next; planned: its tiles); a chain the move breaks is
+    planned again within budget nodes."""
     cdef int seat = s.to_move, t = move_tile(move), target = move_target(move)
     cdef int end = other_half(t, s.train_open[target])
-    cdef W128 rest = s.hand[seat], kept, strays
+    cdef W128 rest = s.hand[seat], kept = planned, strays
     cdef ChainPlan plan
     cdef double value
     w_clear(&rest, t)
     if target == seat and length > 0 and chain[0] == t:
-        kept = chain_set(&chain[1], length - 1)  # the rest of a best chain is a best chain
-    elif target == seat or in_chain(chain, length, t):
+        w_clear(&kept, t)  # the rest of a best chain is a best chain
+    elif target == seat or w_has(planned, t):
         plan_chain(rest, end if target == seat else s.train_open[seat], s.zero_double,
                    budget, &plan)
         kept = chain_set(plan.tiles, plan.length)
-    else:
-        kept = chain_set(chain, length)
     strays = w_andnot(rest, kept)
     value = tile_pips(s, t) - STRAY * w_count(strays) - 0.5 * w_pips(strays, s.zero_double)
     if WIDE_LO[t] == WIDE_HI[t]:
@@ -205,12 +203,13 @@ cdef int plan_move(const TrainState* s, const uint8_t* chain, int length,
     breaks is planned again within budget nodes.  Ties: the first."""
     cdef int i, best = 0
     cdef bint near = fewest_other(s, sizes) <= NEAR_OUT
+    cdef W128 planned = chain_set(chain, length)
     cdef double value, top = -1e300
     for i in range(s.n_moves):
         if near:
             value = dump_value(s, s.moves[i])
         elif s.layout == LAYOUT_TRAINS:
-            value = train_value(s, s.moves[i], chain, length, budget)
+            value = train_value(s, s.moves[i], chain, length, planned, budget)
         else:
             value = chicken_value(s, s.moves[i], sizes)
         if value > top:
