@@ -45,27 +45,26 @@ def test_a_tile_off_the_chain_goes_elsewhere():
     assert picks(r) == ("6-2@M", "6-2@M")
 
 
+def marked(hand0, hand1):
+    """Seat 0 lays 6-4 and 4-4 on M, cannot satisfy it (draws 1-1) and passes: a marker
+    on P0; seat 1 satisfies it with 4-2 (both hands hold those tiles)."""
+    return deal(hand0, hand1, top=["1-1"], moves=["6-4@M", "6-1@P1", "4-4@M", "4-2@M"])
+
+
 def test_a_stray_goes_elsewhere_before_the_marker_is_lifted():
-    # seat 0 lays 4-4 on M, cannot satisfy it (draws 1-1) and passes: a marker on P0;
     # 2-0 is off the chain 6-5 5-3 3-1 1-1, and a stray that fits now may not fit later
-    r = deal(
-        ["6-4", "4-4", "6-5", "5-3", "3-1", "2-0"],
-        ["6-1", "4-2", "0-0", "1-0", "5-0", "3-0"],
-        top=["1-1"],
-        moves=["6-4@M", "6-1@P1", "4-4@M", "4-2@M"],
+    r = marked(
+        ["6-4", "4-4", "6-5", "5-3", "3-1", "2-0"], ["6-1", "4-2", "0-0", "1-0", "5-0", "3-0"]
     )
     assert [str(m) for m in r.legal_moves] == ["6-5@P0", "2-0@M"]
     assert picks(r) == ("2-0@M", "2-0@M")
 
 
 def test_the_planner_lifts_its_marker_rather_than_spend_a_chain_tile_elsewhere():
-    # as above, the chain 6-0 0-5 5-2 on P0 under a marker; 5-2 fits M too, and is the
+    # the chain 6-0 0-5 5-2 on P0 under a marker; 5-2 fits M too, and is the
     # heavier tile (the chain 6-0 0-5 stays): lifting the marker comes first
-    r = deal(
-        ["6-4", "4-4", "6-0", "5-0", "5-2", "3-1"],
-        ["6-1", "4-2", "0-0", "1-0", "3-0", "3-3"],
-        top=["1-1"],
-        moves=["6-4@M", "6-1@P1", "4-4@M", "4-2@M"],
+    r = marked(
+        ["6-4", "4-4", "6-0", "5-0", "5-2", "3-1"], ["6-1", "4-2", "0-0", "1-0", "3-0", "3-3"]
     )
     assert r.to_move == 0 and r.trains[0] == (6, 0, True)  # P0: empty, with a marker
     assert sorted(str(m) for m in r.legal_moves) == ["5-2@M", "6-0@P0"]
