@@ -58,8 +58,8 @@ cdef inline int other_half(int t, int v) noexcept nogil:
     return WIDE_LO[t] + WIDE_HI[t] - v
 
 
-# The planner's weights (the module docstring), tuned on duplicate deals against the chain
-# heuristic and the earlier planner (docs/strength.md).
+# The planner's weights (the module docstring), chosen on random deals against the chain
+# heuristic; docs/strength.md measures the result on other deals.
 cdef enum:
     STRAY = 50                   # per stray left: above every other term
     DOUBLE_STRAY = 15            # a double a stray left can satisfy
