@@ -45,16 +45,59 @@ def test_a_tile_off_the_chain_goes_elsewhere():
     assert picks(r) == ("6-2@M", "6-2@M")
 
 
-def test_the_planner_lifts_its_marker_first():
-    # seat 0 lays 4-4 on M, cannot satisfy it (draws 1-1) and passes: a marker on P0
-    r = deal(
-        ["6-4", "4-4", "6-5", "5-3", "3-1", "2-0"],
-        ["6-1", "4-2", "0-0", "1-0", "5-0", "3-0"],
-        top=["1-1"],
-        moves=["6-4@M", "6-1@P1", "4-4@M", "4-2@M"],
+def marked(hand0, hand1):
+    """Seat 0 lays 6-4 and 4-4 on M, cannot satisfy it (draws 1-1) and passes: a marker
+    on P0; seat 1 satisfies it with 4-2 (both hands hold those tiles)."""
+    return deal(hand0, hand1, top=["1-1"], moves=["6-4@M", "6-1@P1", "4-4@M", "4-2@M"])
+
+
+def test_a_stray_goes_elsewhere_before_the_marker_is_lifted():
+    # 2-0 is off the chain 6-5 5-3 3-1 1-1, and a stray that fits now may not fit later
+    r = marked(
+        ["6-4", "4-4", "6-5", "5-3", "3-1", "2-0"], ["6-1", "4-2", "0-0", "1-0", "5-0", "3-0"]
     )
     assert [str(m) for m in r.legal_moves] == ["6-5@P0", "2-0@M"]
-    assert picks(r) == ("6-5@P0", "2-0@M")  # the chain heuristic plays elsewhere
+    assert picks(r) == ("2-0@M", "2-0@M")
+
+
+def test_the_planner_lifts_its_marker_rather_than_spend_a_chain_tile_elsewhere():
+    # the chain 6-0 0-5 5-2 on P0 under a marker; 5-2 fits M too, and is the
+    # heavier tile (the chain 6-0 0-5 stays): lifting the marker comes first
+    r = marked(
+        ["6-4", "4-4", "6-0", "5-0", "5-2", "3-1"], ["6-1", "4-2", "0-0", "1-0", "3-0", "3-3"]
+    )
+    assert r.to_move == 0 and r.trains[0] == (6, 0, True)  # P0: empty, with a marker
+    assert sorted(str(m) for m in r.legal_moves) == ["5-2@M", "6-0@P0"]
+    assert picks(r) == ("6-0@P0", "6-0@P0")
+
+
+def test_a_stray_goes_where_another_stray_can_follow():
+    # chain on P0: 6-5 5-4; strays 6-3, 6-2, 2-0: 6-2 on M leaves 2, where 2-0 fits next
+    r = deal(["6-5", "5-4", "6-3", "6-2", "2-0"], ["4-0", "3-1", "1-0", "0-0", "1-1"])
+    assert picks(r) == ("6-2@M", "6-3@M")  # the chain heuristic: the heaviest stray
+
+
+def chicken(hand0, hand1, moves):
+    """A full two-player Chicken Foot deal on double-6 (engine 6-6, 4 toes)."""
+    rest = [t for t in SET6 if t not in [*hand0, *hand1]]
+    return TrainRound.from_deal(
+        "chicken_foot", set_max=6, hands=[hand0, hand1], stock=rest, moves=list(moves)
+    )
+
+
+def test_chicken_foot_plays_a_double_the_next_seat_likely_cannot_answer():
+    # the toes 6-1 6-5 6-3 6-2 on the engine; seat 0 holds 1-1 and 1-0 1-2 1-3: of the
+    # 18 tiles it cannot see only 1-4 and 1-5 show a 1, so seat 1's five tiles likely owe
+    # toes they do not have. 5-4 is heavier, but 1-1 blocks.
+    r = chicken(
+        ["6-1", "6-5", "1-1", "1-0", "2-1", "3-1", "5-4"],
+        ["6-3", "6-2", "0-0", "2-2", "3-3", "4-4", "5-5"],
+        ["6-1@6-6", "6-3@6-6", "6-5@6-6", "6-2@6-6"],
+    )
+    assert r.to_move == 0
+    obs = r.observation(0)
+    assert str(choose(obs, r.legal_moves)) == "1-1@6-1"
+    assert str(make_bot("greedy").choose(obs, r.legal_moves)).startswith("5-4")
 
 
 @pytest.mark.parametrize(

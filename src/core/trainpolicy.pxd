@@ -14,9 +14,8 @@ cdef enum:
     ROLLOUT_BUDGET = 1000        # planner nodes per chain planned in a playout
     NEAR_OUT = 1                 # a seat with this many tiles or fewer is close to going out
 
-cdef double tp_expert_score(const TrainState* s, int move) noexcept nogil
-cdef int tp_plan_pick(const TrainState* s, int64_t budget, int fewest) noexcept nogil
+cdef int tp_plan_pick(const TrainState* s, int64_t budget, const int* sizes) noexcept nogil
 cdef int tp_chain_pick(const TrainState* s, int64_t budget) noexcept nogil
-cdef int tp_fewest_other(const TrainState* s) noexcept nogil
+cdef void tp_hand_sizes(const TrainState* s, int* sizes) noexcept nogil
 cdef int tp_pick(const TrainState* s, int policy, uint64_t* rng) noexcept nogil
 cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil

@@ -1,39 +1,37 @@
 """Move choices for the train games on the C state (``bones.core.trainstate``): the
 playout policies of the train searches (``tp_pick`` and ``tp_playout``: random, greedy,
 expert, chain), the planner (``tp_plan_pick``: the ``planner`` and ``expert`` bots'
-move, ``choose``) with the score it orders moves by (``tp_expert_score``), and the chain
-heuristic (``tp_chain_pick``: the ``chain`` bot, ``choose_chain``).
+move, ``choose``) and the chain heuristic (``tp_chain_pick``: the ``chain`` bot,
+``choose_chain``).
 
-The expert's score rates a placement by what it sheds and what it leaves (docs/bots.md):
+The planner plays the legal move of highest value (docs/bots.md, "Train games").  In
+Mexican Train the value is what the seat keeps: its best chain for its own train
+(``bones.core.trainplan``) after the move, planned again when the move breaks it, and
+the *strays*, the tiles left outside that chain, which go out only where another train
+shows their number:
 
-* the pips shed (0-0 counts the round's ``zero_double``: 50 in Chicken Foot, so it goes
-  early);
-* a double is worth playing when it can be satisfied: in Mexican Train the same seat must
-  satisfy it at once (else it draws), so +6 when the hand keeps a tile with its number and
-  -6 when not; in Chicken Foot every seat owes it toes, +4;
-* Mexican Train: a placement on the seat's own train lifts its marker (+5 when it has
-  one); while the train is private a placement elsewhere (the Mexican train, a public
-  train) is preferred (-2 on the own train) so the own train stays the seat's reserve, and
-  a placement on it is worth +1 per tile left that fits its new end (up to 2);
-* Chicken Foot: +0.5 per tile left that fits the new end (up to 2).
+* ``STRAY`` (far above every other term) per stray left: a stray that fits elsewhere
+  goes before a chain tile is laid, and a chain tile is not spent elsewhere;
+* the pips shed (0-0 counting ``zero_double``), less half the pips of the strays left;
+* a double (the same seat must satisfy it at once, or it draws): ``DOUBLE_STRAY`` when a
+  stray left can satisfy it, ``DOUBLE_CHAIN`` (a cost) when only a chain tile can,
+  minus ``DOUBLE_STUCK`` when nothing can;
+* on the own train, ``LIFT`` when the placement lifts its marker (before another seat
+  lays a tile there and breaks the chain): the planner's only marker rule;
+* on another train, ``FOLLOW`` when a stray left fits the new end (the next turn's play).
 
-The planner (``tp_plan_pick``: the ``planner`` bot, the ``expert`` bot's move in the
-train games, and pimc's and ismcts's ``planner`` playouts) orders the moves by what they
-do to the seat's plan (``bones.core.trainplan``: the best chain it can lay on its own
-train), then by the expert's score:
+In Chicken Foot (no own train): the pips shed; a double +4, plus ``BLOCK`` times the
+chance that the next seat holds no tile with its number (the toes it owes then make that
+seat draw; the chance from the tiles the seat cannot see and the next hand's size, both
+public); a non-double 0.5 per tile left that fits its new end (at most 2).
 
-1. when another seat holds ``NEAR_OUT`` tiles or fewer, the heaviest shed first (the
-   expert's score: a double that can be satisfied sheds two tiles);
-2. the chain's first tile on the own train when the train carries a marker (it comes off
-   before anyone else lays a tile there);
-3. a tile that is not in the chain on another train (the chain stays for later);
-4. the chain's first tile on the own train;
-5. anything else (a chain tile elsewhere, another tile on the own train).
+In both games, when another seat holds ``NEAR_OUT`` tiles or fewer the heaviest shed
+comes first instead (a double +6 when the hand keeps a tile to satisfy it, -6 when not):
+the round's penalty is near.
 
-In Chicken Foot (no own train) only rule 1 applies, then the expert's score.  The chain
-heuristic (``tp_chain_pick``: the ``chain`` bot) is the simpler rule of issue 33: the
-heaviest tile not in the chain on another train, else the chain's first tile, else the
-heaviest legal tile.
+The chain heuristic (``tp_chain_pick``: the ``chain`` bot) is the simpler rule of issue
+33: the heaviest tile not in the chain on another train, else the chain's first tile,
+else the heaviest legal tile.
 """
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
@@ -45,7 +43,8 @@ from bones.core.trainstate cimport (
     LAYOUT_TRAINS, TR_MAX_SEATS, TR_PLAYING, TrainState, move_target, move_tile, ts_play,
 )
 from bones.core.wideset cimport (
-    W128, WIDE_HI, WIDE_LO, WIDE_NUM, w_and, w_clear, w_count, w_has,
+    W128, WIDE_HI, WIDE_LO, WIDE_NUM, WIDE_SET, w_and, w_andnot, w_any, w_clear, w_count,
+    w_has, w_pips, w_set, w_zero,
 )
 
 POLICIES = {"random": TP_RANDOM, "greedy": TP_GREEDY, "expert": TP_EXPERT, "chain": TP_CHAIN}
@@ -59,44 +58,31 @@ cdef inline int other_half(int t, int v) noexcept nogil:
     return WIDE_LO[t] + WIDE_HI[t] - v
 
 
-cdef double tp_expert_score(const TrainState* s, int move) noexcept nogil:
-    """The expert's value of a legal move of s.to_move (the module docstring)."""
-    cdef int seat = s.to_move, t = move_tile(move), target = move_target(move), v, end
-    cdef int follow
-    cdef bint double = WIDE_LO[t] == WIDE_HI[t]
-    cdef W128 rest = s.hand[seat]
-    cdef double score = tile_pips(s, t)
-    w_clear(&rest, t)
-    if s.layout == LAYOUT_TRAINS:
-        end = other_half(t, s.train_open[target])
-        follow = w_count(w_and(rest, WIDE_NUM[end]))
-        if double:
-            score += 6.0 if follow > 0 else -6.0
-        if target == seat:
-            if s.public >> seat & 1:
-                score += 5.0
-            else:
-                score -= 2.0
-            score += 1.0 * (follow if follow < 2 else 2)
-        return score
-    if double:
-        return score + 4.0
-    v = WIDE_LO[target] if target == s.pending else s.free_num[target]
-    end = other_half(t, v)
-    follow = w_count(w_and(rest, WIDE_NUM[end]))
-    return score + 0.5 * (follow if follow < 2 else 2)
+# The planner's weights (the module docstring), chosen on random deals against the chain
+# heuristic; docs/strength.md measures the result on other deals.
+cdef enum:
+    STRAY = 50                   # per stray left: above every other term
+    DOUBLE_STRAY = 15            # a double a stray left can satisfy
+    DOUBLE_CHAIN = -10           # a double only a chain tile can satisfy
+    DOUBLE_STUCK = 15            # a double nothing left can satisfy: the seat draws
+    LIFT = 15                    # a placement that lifts the own train's marker
+    FOLLOW = 6                   # a stray left fits the new end of another train
+    BLOCK = 15                   # Chicken Foot: times the chance a double's toes block
+    DUMP = 1000                  # the near-out rule ranks above every other value
 
 
 cdef int tp_pick(const TrainState* s, int policy, uint64_t* rng) noexcept nogil:
     """A legal move of s.to_move (s.n_moves > 0) by policy; ties: the first."""
     cdef int i, best = 0
+    cdef int sizes[TR_MAX_SEATS]
     cdef double value, top
     if s.n_moves == 1:
         return s.moves[0]
     if policy == TP_RANDOM:
         return s.moves[rng_below(rng, s.n_moves)]
     if policy == TP_EXPERT:
-        return tp_plan_pick(s, ROLLOUT_BUDGET, tp_fewest_other(s))
+        tp_hand_sizes(s, sizes)
+        return tp_plan_pick(s, ROLLOUT_BUDGET, sizes)
     if policy == TP_CHAIN:
         return tp_chain_pick(s, ROLLOUT_BUDGET)
     top = tile_pips(s, move_tile(s.moves[0]))
@@ -108,25 +94,18 @@ cdef int tp_pick(const TrainState* s, int policy, uint64_t* rng) noexcept nogil:
     return s.moves[best]
 
 
-# Rank bands of tp_plan_pick (the module docstring); the expert's score, at most about
-# 12 + 13 + 2 + 5 = 32 in magnitude, orders the moves within a band.
-cdef enum:
-    BAND = 100
-    RANK_DUMP = 5
-    RANK_LIFT = 4
-    RANK_ELSEWHERE = 3
-    RANK_CHAIN = 2
-    RANK_OTHER = 1
-
-
-cdef int tp_fewest_other(const TrainState* s) noexcept nogil:
-    """The fewest tiles in another seat's hand (the hands are full: a playout's state)."""
-    cdef int i, n, fewest = 1 << 30
+cdef void tp_hand_sizes(const TrainState* s, int* sizes) noexcept nogil:
+    """Each seat's hand size, from a state that holds every hand (a playout's)."""
+    cdef int i
     for i in range(s.players):
-        if i != s.to_move:
-            n = w_count(s.hand[i])
-            if n < fewest:
-                fewest = n
+        sizes[i] = w_count(s.hand[i])
+
+
+cdef inline int fewest_other(const TrainState* s, const int* sizes) noexcept nogil:
+    cdef int i, fewest = 1 << 30
+    for i in range(s.players):
+        if i != s.to_move and sizes[i] < fewest:
+            fewest = sizes[i]
     return fewest
 
 
@@ -138,30 +117,101 @@ cdef inline bint in_chain(const uint8_t* chain, int length, int t) noexcept nogi
     return False
 
 
+cdef inline W128 chain_set(const uint8_t* chain, int length) noexcept nogil:
+    cdef W128 m = w_zero()
+    cdef int i
+    for i in range(length):
+        w_set(&m, chain[i])
+    return m
+
+
+cdef double chance_none(const TrainState* s, int size, int v) noexcept nogil:
+    """The chance that a hand of size tiles holds no tile with v, its tiles drawn
+    uniformly from those s.to_move cannot see (the set less the table and its hand)."""
+    cdef W128 unseen = w_andnot(w_andnot(WIDE_SET[s.set_max], s.table), s.hand[s.to_move])
+    cdef int n = w_count(unseen), free = n - w_count(w_and(unseen, WIDE_NUM[v])), i
+    cdef double p = 1.0
+    for i in range(size if size < n else n):
+        if free - i <= 0:
+            return 0.0
+        p *= <double>(free - i) / (n - i)
+    return p
+
+
+cdef double dump_value(const TrainState* s, int move) noexcept nogil:
+    """The near-out rule: the pips shed, a double +6 when the hand keeps a tile with its
+    number (it sheds two tiles) and -6 when not."""
+    cdef int t = move_tile(move)
+    cdef W128 rest = s.hand[s.to_move]
+    w_clear(&rest, t)
+    if WIDE_LO[t] != WIDE_HI[t]:
+        return DUMP + tile_pips(s, t)
+    return DUMP + tile_pips(s, t) + (6.0 if w_any(w_and(rest, WIDE_NUM[WIDE_LO[t]])) else -6.0)
+
+
+cdef double chicken_value(const TrainState* s, int move, const int* sizes) noexcept nogil:
+    """A Chicken Foot move's value (the module docstring)."""
+    cdef int t = move_tile(move), target = move_target(move), v, follow
+    cdef int nxt = (s.to_move + 1) % s.players
+    cdef W128 rest = s.hand[s.to_move]
+    w_clear(&rest, t)
+    if WIDE_LO[t] == WIDE_HI[t]:
+        return tile_pips(s, t) + 4.0 + BLOCK * chance_none(s, sizes[nxt], WIDE_LO[t])
+    v = WIDE_LO[target] if target == s.pending else s.free_num[target]
+    follow = w_count(w_and(rest, WIDE_NUM[other_half(t, v)]))
+    return tile_pips(s, t) + 0.5 * (follow if follow < 2 else 2)
+
+
+cdef double train_value(const TrainState* s, int move, const uint8_t* chain, int length,
+                        W128 planned, int64_t budget) noexcept nogil:
+    """A Mexican Train move's value (the module docstring) given the chain the seat plans
+    on its own train (chain[0] next; planned: its tiles); a chain the move breaks is
+    planned again within budget nodes."""
+    cdef int seat = s.to_move, t = move_tile(move), target = move_target(move)
+    cdef int end = other_half(t, s.train_open[target])
+    cdef W128 rest = s.hand[seat], kept = planned, strays
+    cdef ChainPlan plan
+    cdef double value
+    w_clear(&rest, t)
+    if target == seat and length > 0 and chain[0] == t:
+        w_clear(&kept, t)  # the rest of a best chain is a best chain
+    elif target == seat or w_has(planned, t):
+        plan_chain(rest, end if target == seat else s.train_open[seat], s.zero_double,
+                   budget, &plan)
+        kept = chain_set(plan.tiles, plan.length)
+    strays = w_andnot(rest, kept)
+    value = tile_pips(s, t) - STRAY * w_count(strays) - 0.5 * w_pips(strays, s.zero_double)
+    if WIDE_LO[t] == WIDE_HI[t]:
+        if w_any(w_and(strays, WIDE_NUM[end])):
+            value += DOUBLE_STRAY
+        elif w_any(w_and(rest, WIDE_NUM[end])):
+            value += DOUBLE_CHAIN
+        else:
+            value -= DOUBLE_STUCK
+    if target == seat:
+        if s.public >> seat & 1:
+            value += LIFT
+    elif w_any(w_and(strays, WIDE_NUM[end])):
+        value += FOLLOW
+    return value
+
+
 cdef int plan_move(const TrainState* s, const uint8_t* chain, int length,
-                   int fewest) noexcept nogil:
+                   const int* sizes, int64_t budget) noexcept nogil:
     """The planner's move for s.to_move given the chain it still plans to lay on its own
-    train (chain[0] next); fewest: the fewest tiles another seat holds.  Ties: the first."""
-    cdef int seat = s.to_move, i, t, target, rank, best = 0
-    cdef bint trains = s.layout == LAYOUT_TRAINS
+    train (chain[0] next; none in Chicken Foot) and every seat's hand size; a chain a move
+    breaks is planned again within budget nodes.  Ties: the first."""
+    cdef int i, best = 0
+    cdef bint near = fewest_other(s, sizes) <= NEAR_OUT
+    cdef W128 planned = chain_set(chain, length)
     cdef double value, top = -1e300
     for i in range(s.n_moves):
-        t = move_tile(s.moves[i])
-        target = move_target(s.moves[i])
-        if fewest <= NEAR_OUT:
-            rank = RANK_DUMP
-        elif not trains:
-            rank = RANK_OTHER
-        elif target == seat:
-            if length > 0 and t == chain[0]:
-                rank = RANK_LIFT if s.public >> seat & 1 else RANK_CHAIN
-            else:
-                rank = RANK_OTHER
-        elif in_chain(chain, length, t):
-            rank = RANK_OTHER
+        if near:
+            value = dump_value(s, s.moves[i])
+        elif s.layout == LAYOUT_TRAINS:
+            value = train_value(s, s.moves[i], chain, length, planned, budget)
         else:
-            rank = RANK_ELSEWHERE
-        value = rank * BAND + tp_expert_score(s, s.moves[i])
+            value = chicken_value(s, s.moves[i], sizes)
         if value > top:
             top = value
             best = i
@@ -198,14 +248,14 @@ cdef inline void own_plan(const TrainState* s, int64_t budget, ChainPlan* plan) 
         plan.length = 0
 
 
-cdef int tp_plan_pick(const TrainState* s, int64_t budget, int fewest) noexcept nogil:
-    """The planner's move for s.to_move (s.n_moves > 0), the plan searched within budget
-    nodes; fewest: the fewest tiles another seat holds."""
+cdef int tp_plan_pick(const TrainState* s, int64_t budget, const int* sizes) noexcept nogil:
+    """The planner's move for s.to_move (s.n_moves > 0), each chain searched within budget
+    nodes; sizes: every seat's hand size (public)."""
     cdef ChainPlan plan
     if s.n_moves == 1:
         return s.moves[0]
     own_plan(s, budget, &plan)
-    return plan_move(s, plan.tiles, plan.length, fewest)
+    return plan_move(s, plan.tiles, plan.length, sizes, budget)
 
 
 cdef int tp_chain_pick(const TrainState* s, int64_t budget) noexcept nogil:
@@ -243,6 +293,7 @@ cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil:
     so a playout searches a few chains, not one per move."""
     cdef PlanCache cache
     cdef int seat, move, k
+    cdef int sizes[TR_MAX_SEATS]
     cdef const ChainPlan* plan
     if not (s.layout == LAYOUT_TRAINS and (policy == TP_EXPERT or policy == TP_CHAIN)):
         while s.status == TR_PLAYING:
@@ -263,7 +314,8 @@ cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil:
         plan = &cache.plan[seat]
         k = cache.next[seat]
         if policy == TP_EXPERT:
-            move = plan_move(s, &plan.tiles[k], plan.length - k, tp_fewest_other(s))
+            tp_hand_sizes(s, sizes)
+            move = plan_move(s, &plan.tiles[k], plan.length - k, sizes, ROLLOUT_BUDGET)
         else:
             move = chain_move(s, &plan.tiles[k], plan.length - k)
         if k < plan.length and move_target(move) == seat and move_tile(move) == plan.tiles[k]:
@@ -289,17 +341,17 @@ def choose_chain(observation, legal_moves, long budget=PLAN_BUDGET):
 cdef object _pick(observation, legal_moves, int policy, long budget):
     cdef TrainSampler sampler = TrainSampler(observation, model=False)  # no deals needed
     cdef TrainState* s = sampler.base
-    cdef int i, move, fewest = 1 << 30
+    cdef int i, move
+    cdef int sizes[TR_MAX_SEATS]
     if budget < 1:
         raise ValueError(f"budget must be >= 1, not {budget}")
     codes = check_moves(sampler, legal_moves)
     for i in range(s.players):  # the base holds only the seat's hand: the public sizes
-        if i != sampler.seat and sampler.sizes[i] < fewest:
-            fewest = sampler.sizes[i]
+        sizes[i] = sampler.sizes[i]
     if policy == TP_CHAIN:
         move = tp_chain_pick(s, budget)
     else:
-        move = tp_plan_pick(s, budget, fewest)
+        move = tp_plan_pick(s, budget, sizes)
     return legal_moves[codes.index(move)]
 
 

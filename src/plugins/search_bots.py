@@ -165,9 +165,10 @@ class Expert(_CompiledBot):
 
 class Planner(Bot):
     """The train planner (``bones.core.trainpolicy``): the best chain for the own train
-    (``bones.core.trainplan``, searched within ``budget`` nodes), the marker lifted, other
-    tiles laid elsewhere first, the heaviest shed when another seat is close to going
-    out.  The train games only."""
+    (``bones.core.trainplan``, searched within ``budget`` nodes), the tiles off it laid
+    elsewhere first, doubles played when they can be satisfied, the marker lifted, the
+    heaviest shed when another seat is close to going out; in Chicken Foot, doubles the
+    next seat likely cannot answer.  The train games only."""
 
     name = "planner"
 
