@@ -26,7 +26,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcpy, memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from bones.core.bitops cimport monotonic
 
 import msgpack
 
@@ -1253,12 +1253,6 @@ cdef int _check_tile(int t, int set_max, int e_tile, str what) except -1:
 
 # --- random playouts ----------------------------------------------------------------------
 
-cdef double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
-
 def random_playouts(layout, set_max, players, hand_size, n_rounds, seed=0, engine=None,
                     zero_double=None, first_turn_own_train=None, engine_toes=None):
     """Play ``n_rounds`` random rounds (each choice uniform over the legal moves, the leader
@@ -1283,10 +1277,10 @@ def random_playouts(layout, set_max, players, hand_size, n_rounds, seed=0, engin
         raise MemoryError()
     try:
         with nogil:
-            t0 = _now()
+            t0 = monotonic()
             plies = ts_playout(s, lay, smax, eng, n_players, size, zd, ft, toes, &rng, rounds,
                                &blocked, &events, &max_events)
-            t1 = _now()
+            t1 = monotonic()
     finally:
         PyMem_Free(s)
     return {"rounds": rounds, "blocked": blocked, "plies": plies, "events": events,
