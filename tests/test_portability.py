@@ -292,3 +292,14 @@ def test_core_sources_use_no_compiler_builtins():
         if word in path.read_text()
     ]
     assert found == []
+
+
+def test_the_referee_reads_time_monotonic_clock():
+    """The compiled referee stamps a bot's watch slot with bones_monotonic, which the match
+    runner's watchdog compares with its own time.monotonic()."""
+    from bones.core.referee import now
+
+    t0 = time.monotonic()
+    stamp = now()
+    t1 = time.monotonic()
+    assert t0 <= stamp <= t1
