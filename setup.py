@@ -7,6 +7,7 @@ so the build exposes ``src`` under the name ``bones`` in a private include folde
 
 import glob
 import os
+import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -68,7 +69,11 @@ def translated(name: str) -> bool:
 
 
 def extension(name: str, source: str) -> Extension:
-    return Extension(f"bones.core.{name}", [source], extra_compile_args=["-O3"])
+    """A core module; it is compiled again when src/core/_portable.h changes.  MSVC gets
+    setuptools' own optimisation flags (/Ox): -O3 is GCC's and Clang's."""
+    flags = [] if sys.platform == "win32" else ["-O3"]
+    headers = glob.glob(os.path.join("src", "core", "*.h"))
+    return Extension(f"bones.core.{name}", [source], extra_compile_args=flags, depends=headers)
 
 
 names = [n for n in CORE_MODULES if os.path.exists(os.path.join(HERE, "src", "core", f"{n}.pyx"))]

@@ -398,3 +398,23 @@ def test_pimc_inference_survives_unlikely_records() -> None:
     # all-zero totals would pick legal[0] every time; the weighted best does so about
     # as often as chance
     assert decided >= 10 and firsts <= 0.75 * decided
+
+
+def test_is_train_imports_the_train_observation_once(monkeypatch):
+    """The bots ask at every decision whether the game is a train game: the class is
+    looked up at the first question only, later ones import nothing."""
+    import builtins
+
+    from bones.core.observation import TrainObservation
+    from bones.plugins import search_bots
+
+    search_bots._is_train(object())
+
+    def no_import(*args, **kwargs):
+        raise AssertionError(f"imported {args[0]} again")
+
+    monkeypatch.setattr(builtins, "__import__", no_import)
+    answers = (search_bots._is_train(object()), search_bots._is_train(Observation))
+    monkeypatch.undo()
+    assert answers == (False, False)
+    assert search_bots._train_observation is TrainObservation

@@ -14,11 +14,12 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from bones.core.bitops cimport thread_ms
 from bones.core.policy cimport Weights
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, now_ms, play_out, position_size, run_threads, sampler_for, share,
+    MAX_CHOICES, play_out, position_size, run_threads, sampler_for, share,
     start_search, thread_rng, utility,
 )
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
@@ -106,7 +107,7 @@ cdef int grow(Deals* d, Node* nodes, int* n_nodes, int quota, double time_ms,
     cdef State base
     cdef State work
     cdef int used = 0
-    while used < quota and not (time_ms > 0 and used and now_ms() - start >= time_ms):
+    while used < quota and not (time_ms > 0 and used and thread_ms() - start >= time_ms):
         if not sample_state(d, &base, rng):
             break  # the rejection limit: keep the iterations made so far
         memcpy(&work, &base, position_size(&base))
@@ -160,7 +161,7 @@ cdef class _Tree:
 
     def run(self):
         """Grow the tree, the clock (this thread's CPU time) started now."""
-        self.grow_from(now_ms())
+        self.grow_from(thread_ms())
 
     cdef int grow_from(self, double start) except -1:
         if self.nodes is NULL:  # made without choose(): nothing to search
@@ -184,7 +185,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     cdef uint32_t codes[MAX_CHOICES]
     cdef uint32_t move, best_move = 0
     cdef int n, i, t, used = 0, pol, ch, visits, best_visits = -1
-    cdef double start = now_ms()
+    cdef double start = thread_ms()
     cdef _Tree tree, other
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, not {iterations}")

@@ -2,19 +2,13 @@
 search bots."""
 
 from libc.stdint cimport uint64_t
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from bones.core.bitops cimport monotonic
 
 from bones.core.rng cimport rng_seed
 from bones.core.rules cimport CompiledRules, compile_rules
 from bones.core.state cimport playout
 
 from bones.errors import OptionError
-
-
-cdef double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 def random_playouts(str variant, int players, long rounds, seed=0, **options):
@@ -31,8 +25,8 @@ def random_playouts(str variant, int players, long rounds, seed=0, **options):
     if rounds < 0:
         raise ValueError("rounds must be >= 0")
     with nogil:
-        t0 = _now()
+        t0 = monotonic()
         moves = playout(&rules.c, &rng, rounds, &blocked, &points)
-        t1 = _now()
+        t1 = monotonic()
     return {"rounds": rounds, "moves": moves, "blocked": blocked, "points": points,
             "seconds": t1 - t0}

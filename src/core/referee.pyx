@@ -8,18 +8,14 @@ What they do is docs/matches.md's "Faults"; ``bones.match.driver`` builds the gu
 import signal
 
 from cpython.exc cimport PyErr_CheckSignals
-from libc.time cimport timespec
 
+from bones.core.bitops cimport monotonic
 from bones.core.moves cimport Move
 from bones.core.round cimport Round
 from bones.core.seatview cimport SeatView
 from bones.core.state cimport PLAYING, find_move
 from bones.core.trains cimport TrainMove, TrainRound, TrainSeatView
 from bones.core.trainstate cimport TR_PLAYING
-
-cdef extern from "<time.h>" nogil:
-    int clock_gettime(int clock, timespec* t)
-    int CLOCK_MONOTONIC
 
 #: The hooks of a bot, by the code a worker writes in its watch slot.
 HOOKS = (
@@ -36,13 +32,6 @@ cdef enum:
     INIT, START_GAME, START_ROUND, OBSERVE, CHOOSE, END_ROUND, END_GAME, DEL
 cdef tuple _HOOKS = HOOKS
 SLOT = 5  # doubles per worker slot: pid, game id, seat, since, hook
-
-
-cdef double monotonic() noexcept nogil:
-    """``time.monotonic()`` (CLOCK_MONOTONIC: the clock the parent's watchdog reads)."""
-    cdef timespec t
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec + t.tv_nsec * 1e-9
 
 
 def now():

@@ -3,15 +3,11 @@
 # likely.  See docs/sampler.md for the model and the exactness argument.
 from libc.stdint cimport int16_t, int32_t, int8_t, uint8_t, uint32_t, uint64_t
 
+from bones.core.bitops cimport U128
 from bones.core.rules cimport CompiledRules, Rules
 from bones.core.scorer cimport PythonScorer
 from bones.core.state cimport State
 
-cdef extern from *:
-    """
-    typedef unsigned __int128 bones_u128;
-    """
-    ctypedef unsigned long long u128 "bones_u128"  # exact counts (< 28! < 2**128)
 
 cdef enum:
     MAX_GROUPS = 48              # places a tile may come from: hands, draws, boneyard
@@ -33,6 +29,7 @@ cdef enum DealsError:
     DEALS_NOT_FULL = -2          # hand sizes or the boneyard disagree with a full deal
     DEALS_BAD_RECORD = -3        # the events do not replay on the public layout
     DEALS_NONE = -4              # no hidden deal is consistent with the record
+    DEALS_OVERFLOW = -5          # the count of deals does not fit 128 bits
 
 ctypedef struct SEvent:
     uint32_t move                # the move code of a play or muggins claim, else 0
@@ -50,7 +47,7 @@ ctypedef struct Group:
 
 ctypedef struct Memo:
     uint64_t* keys               # 4 words per slot; bit 63 of word 3 marks a used slot
-    u128* vals                   # the count stored in each slot
+    U128* vals                   # the count stored in each slot
     size_t mask                  # slots - 1 (a power of two)
     size_t used                  # slots in use
 
@@ -58,7 +55,7 @@ ctypedef struct Case:
     uint64_t allowed[28]         # per tile, the groups it may go to (bit g: group g)
     uint8_t order[28]            # tiles in the order the DP assigns them
     uint8_t suffix[29][48]       # suffix[i][g]: tiles order[i:] that may go to group g
-    u128 count                   # consistent assignments of tiles to groups
+    U128 count                   # consistent assignments of tiles to groups (< 28!)
     int8_t opener                # the opening tile this case assumes, -1: none
     Memo memo                    # counts of partial assignments
 
@@ -83,7 +80,7 @@ ctypedef struct Deals:
     Group groups[MAX_GROUPS]     # the hidden places tiles came from
     int n_cases                  # opening cases
     Case* cases                  # MAX_CASES cases (malloc'd by deals_build)
-    u128 total                   # sum of the cases' counts
+    U128 total                   # sum of the cases' counts (saturated: overflow)
     long tries                   # samples attempted (rejection statistics)
     long accepted                # samples that replayed to the record
 

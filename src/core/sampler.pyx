@@ -39,6 +39,11 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
+import math
+
+from bones.core.bitops cimport (
+    U128, ctz64, popcount64, u128_add, u128_is_max, u128_is_zero, u128_lt, u128_of, u128_sub,
+)
 from bones.core.moves cimport move_code, move_of
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.round cimport Round
@@ -191,7 +196,7 @@ cdef int deals_build(Deals* d, int opening) noexcept nogil:
     d.exist_tiles = 0
     d.cases = NULL
     d.n_cases = 0
-    d.total = 0
+    d.total = u128_of(0)
     d.tries = 0
     d.accepted = 0
     d.opening = 0
@@ -373,14 +378,16 @@ cdef int deals_build(Deals* d, int opening) noexcept nogil:
             cs[c].allowed[t] &= 1ull << d.leader  # G0 of seat s is group s
             for k in range(i):
                 cs[c].allowed[ranked[k]] &= ~g0_mask
-    d.total = 0
+    d.total = u128_of(0)
     for c in range(d.n_cases):
         case_count(d, &cs[c])
-        d.total += cs[c].count
+        d.total = u128_add(d.total, cs[c].count)
     if r.opening == OPEN_DOUBLES and opening and d.n_cases == 0:
         return DEALS_NONE
-    if d.total == 0:
+    if u128_is_zero(d.total):
         return DEALS_NONE
+    if u128_is_max(d.total):
+        return DEALS_OVERFLOW
     if r.redeal_bad_hand:
         d.exact = 0
     return DEALS_OK
@@ -437,7 +444,7 @@ cdef inline void make_key(uint64_t* key, int n_groups, const uint8_t* caps, int 
 cdef bint memo_grow(Memo* m) noexcept nogil:
     cdef size_t old = 0 if m.keys is NULL else m.mask + 1, size = 1024 if old == 0 else 2 * old
     cdef uint64_t* keys = <uint64_t*>calloc(4 * size, sizeof(uint64_t))
-    cdef u128* vals = <u128*>malloc(size * sizeof(u128))
+    cdef U128* vals = <U128*>malloc(size * sizeof(U128))
     cdef size_t i, h
     if keys is NULL or vals is NULL:
         free(keys)
@@ -469,19 +476,19 @@ cdef inline size_t memo_slot(const Memo* m, const uint64_t* key) noexcept nogil:
     return h
 
 
-cdef u128 count_from(const Deals* d, Case* cs, int i, uint8_t* caps,
+cdef U128 count_from(const Deals* d, Case* cs, int i, uint8_t* caps,
                      int flag) noexcept nogil:
     """Assignments of cs.order[i:] that fill caps exactly (and set flag if needed)."""
     cdef int g, t, n = d.n_groups, nf
     cdef uint64_t key[4]
     cdef uint64_t m
     cdef size_t h
-    cdef u128 total = 0
+    cdef U128 total = u128_of(0)
     if i == 28:
-        return 1 if flag or d.exist_groups == 0 else 0
+        return u128_of(1 if flag or d.exist_groups == 0 else 0)
     for g in range(n):
         if caps[g] > cs.suffix[i][g]:
-            return 0
+            return u128_of(0)
     make_key(key, n, caps, i, flag)
     h = memo_slot(&cs.memo, key)
     if cs.memo.keys[4 * h + 3] >> 63:
@@ -489,7 +496,7 @@ cdef u128 count_from(const Deals* d, Case* cs, int i, uint8_t* caps,
     t = cs.order[i]
     m = cs.allowed[t]
     while m:
-        g = ctz_64(m)
+        g = ctz64(m)
         m &= m - 1
         if caps[g] == 0:
             continue
@@ -497,7 +504,7 @@ cdef u128 count_from(const Deals* d, Case* cs, int i, uint8_t* caps,
         nf = flag
         if (d.exist_groups >> g & 1) and (d.exist_tiles >> t & 1) and not flag:
             nf = 1 if unseen(d, t) else flag
-        total += count_from(d, cs, i + 1, caps, nf)
+        total = u128_add(total, count_from(d, cs, i + 1, caps, nf))
         caps[g] += 1
     if (cs.memo.used + 1) * 2 > cs.memo.mask + 1:
         if not memo_grow(&cs.memo):
@@ -513,13 +520,6 @@ cdef inline bint unseen(const Deals* d, int t) noexcept nogil:
     """Tile t is held by another seat now only if it is not the seat's nor played: the
     exist flag counts the tiles the seat to move still holds."""
     return not (d.own >> t & 1) and not (d.played >> t & 1)
-
-
-cdef extern from *:
-    """
-    static inline int bones_ctz64(uint64_t m) { return __builtin_ctzll(m); }
-    """
-    int ctz_64 "bones_ctz64"(uint64_t m) noexcept nogil
 
 
 cdef void case_count(Deals* d, Case* cs) noexcept nogil:
@@ -545,7 +545,7 @@ cdef void case_count(Deals* d, Case* cs) noexcept nogil:
         for g in range(MAX_GROUPS):
             cs.suffix[i][g] = cs.suffix[i + 1][g] + (
                 1 if cs.allowed[cs.order[i]] >> g & 1 else 0)
-    cs.count = 0
+    cs.count = u128_of(0)
     for t in range(28):
         if cs.allowed[t] == 0:
             return
@@ -563,29 +563,30 @@ cdef inline bint order_before(const Case* cs, int a, int b) noexcept nogil:
     return cs.allowed[a] < cs.allowed[b]
 
 
-cdef inline int popcount64(uint64_t m) noexcept nogil:
-    return popcount(<uint32_t>m) + popcount(<uint32_t>(m >> 32))
-
-
 # ---------------------------------------------------------------------------------------
 # Sampling
 
 
-cdef u128 below128(uint64_t* rng, u128 n) noexcept nogil:
+cdef U128 below128(uint64_t* rng, U128 n) noexcept nogil:
     """A uniform number in [0, n), n > 0, exactly (rejection on the top bits)."""
-    cdef u128 mask = n - 1, x
-    mask |= mask >> 1
-    mask |= mask >> 2
-    mask |= mask >> 4
-    mask |= mask >> 8
-    mask |= mask >> 16
-    mask |= mask >> 32
-    mask |= mask >> 64
+    cdef U128 top = u128_sub(n, u128_of(1)), x
+    cdef uint64_t mask_hi = smear(top.hi)
+    cdef uint64_t mask_lo = 0xFFFFFFFFFFFFFFFFULL if top.hi else smear(top.lo)
     while True:
-        x = ((<u128>rng_next(rng)) << 64) | <u128>rng_next(rng)
-        x &= mask
-        if x < n:
+        x.hi = rng_next(rng) & mask_hi
+        x.lo = rng_next(rng) & mask_lo
+        if u128_lt(x, n):
             return x
+
+
+cdef inline uint64_t smear(uint64_t m) noexcept nogil:
+    """m with every bit below its highest set bit set."""
+    m |= m >> 1
+    m |= m >> 2
+    m |= m >> 4
+    m |= m >> 8
+    m |= m >> 16
+    return m | (m >> 32)
 
 
 cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogil:
@@ -593,17 +594,17 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
     by its count, then each tile's group by the completions it leaves."""
     cdef int c, i, t, g, flag = 0, nf
     cdef uint8_t caps[MAX_GROUPS]
-    cdef u128 x, w, cur
+    cdef U128 x, w, cur
     cdef uint64_t m
     cdef Case* cs = NULL
-    if d.total == 0:
+    if u128_is_zero(d.total):
         return False
     x = below128(rng, d.total)
     for c in range(d.n_cases):
-        if x < d.cases[c].count:
+        if u128_lt(x, d.cases[c].count):
             cs = &d.cases[c]
             break
-        x -= d.cases[c].count
+        x = u128_sub(x, d.cases[c].count)
     if cs is NULL:
         return False
     for g in range(d.n_groups):
@@ -613,7 +614,7 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
         t = cs.order[i]
         m = cs.allowed[t]
         if m & (m - 1) == 0:  # one group: forced, the completions do not change
-            g = ctz_64(m)
+            g = ctz64(m)
             caps[g] -= 1
             if (d.exist_groups >> g & 1) and (d.exist_tiles >> t & 1) and unseen(d, t):
                 flag = 1
@@ -622,7 +623,7 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
         x = below128(rng, cur)
         g = -1
         while m:
-            g = ctz_64(m)
+            g = ctz64(m)
             m &= m - 1
             if caps[g] == 0:
                 g = -1
@@ -632,11 +633,11 @@ cdef bint draw_assignment(Deals* d, uint8_t* where, uint64_t* rng) noexcept nogi
             if (d.exist_groups >> g & 1) and (d.exist_tiles >> t & 1) and unseen(d, t):
                 nf = 1
             w = count_from(d, cs, i + 1, caps, nf)
-            if x < w:
+            if u128_lt(x, w):
                 flag = nf
                 cur = w
                 break
-            x -= w
+            x = u128_sub(x, w)
             caps[g] += 1
             g = -1
         if g < 0:
@@ -776,6 +777,7 @@ _ERRORS = {
     DEALS_NOT_FULL: "the hand sizes and the boneyard are not those of a full deal",
     DEALS_BAD_RECORD: "the events do not replay on the layout",
     DEALS_NONE: "no hidden deal is consistent with the record",
+    DEALS_OVERFLOW: "the count of consistent deals does not fit 128 bits",
 }
 _KINDS = {"play": EV_PLAY, "draw": EV_DRAW, "pass": EV_PASS, "muggins": EV_MUGGINS}
 
@@ -788,16 +790,8 @@ cdef uint64_t _rng_arg(object rng) except? 0:
     return rng_seed(rng & 0xFFFFFFFFFFFFFFFF)
 
 
-cdef u128 _factorial(int n) noexcept:
-    cdef u128 x = 1
-    cdef int i
-    for i in range(2, n + 1):
-        x *= i
-    return x
-
-
-cdef object _pyint(u128 x):
-    return (<object>(<uint64_t>(x >> 64)) << 64) | <object>(<uint64_t>x)
+cdef object _pyint(U128 x):
+    return (<object>x.hi << 64) | <object>x.lo
 
 
 cdef class DealSampler:
@@ -881,7 +875,7 @@ cdef class DealSampler:
         lead what the rule would forbid: such a move shows that the rule did not apply."""
         cdef State s
         cdef uint64_t rng = rng_seed(0)
-        if not legal_moves or self.d.total == 0:
+        if not legal_moves or u128_is_zero(self.d.total):
             return True
         if not sample_state(self.d, &s, &rng):
             return True  # the rejection limit: nothing shows the model wrong
@@ -976,12 +970,12 @@ cdef class DealSampler:
     def count(self):
         """The number of full deals (hands at the deal, boneyard order) consistent with
         the record under the model (before any rejection step; exact when ``exact``)."""
-        cdef u128 f = 1
         cdef int g
+        f = 1  # the boneyard's orders: every one is consistent
         for g in range(self.d.n_groups):
             if self.d.groups[g].ordered:
-                f *= _factorial(self.d.groups[g].cap)
-        return _pyint(self.d.total) * _pyint(f)
+                f *= math.factorial(self.d.groups[g].cap)
+        return _pyint(self.d.total) * f
 
     @property
     def exact(self):
@@ -1001,7 +995,7 @@ cdef class DealSampler:
                 for g in range(self.d.n_groups)]
 
     cdef void _check(self) except *:
-        if self.d.r is NULL or self.d.total == 0:
+        if self.d.r is NULL or u128_is_zero(self.d.total):
             raise ValueError("this DealSampler was not built (use DealSampler(source))")
 
     def sample(self, rng=0):

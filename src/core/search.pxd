@@ -33,7 +33,6 @@ cdef inline int share(int total, int parts, int t) noexcept nogil:
 
 
 cdef double utility(const State* s, int side) noexcept nogil
-cdef double now_ms() noexcept nogil
 cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil
 cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1
 cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng)

@@ -17,7 +17,7 @@ from bones.core.belief import MAX_BETA
 from libc.math cimport exp
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
-from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
+from bones.core.bitops cimport thread_ms
 
 from bones.core.belief cimport log_likelihood
 from bones.core.moves cimport move_code
@@ -138,14 +138,6 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     return legal_moves[best], rng
 
 
-cdef double now_ms() noexcept nogil:
-    """The calling thread's CPU time in ms: a budget in it is not cut short by a loaded
-    machine (the wall time of a decision is longer there)."""
-    cdef timespec t
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
-
-
 cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil:
     """Play s to the end of the round, every seat by the policy."""
     cdef Known k
@@ -231,7 +223,7 @@ cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double ti
         for i in range(n):
             # the clock is read before every move's playout; a sample cut short is
             # dropped, so every move is scored on the same deals
-            if time_ms > 0 and used and now_ms() - start >= time_ms:
+            if time_ms > 0 and used and thread_ms() - start >= time_ms:
                 over = True
                 break
             memcpy(&work, &base, position_size(&base))
@@ -270,7 +262,7 @@ cdef class _PimcThread:
 
     def run(self):
         """Search, the clock (this thread's CPU time) started now."""
-        self.search_from(now_ms())
+        self.search_from(thread_ms())
 
     cdef int search_from(self, double start) except -1:
         if self.sampler is None:  # made without pimc(): nothing to search
@@ -314,7 +306,7 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
     cdef uint32_t codes[MAX_CHOICES]
     cdef double totals[MAX_CHOICES]
     cdef int n, i, t, used = 0, side = observation.side, best, pol, seat = observation.seat
-    cdef double start = now_ms()
+    cdef double start = thread_ms()
     cdef double shift = -1e300 if infer > 0 else 0, top
     cdef _PimcThread task
     if threads < 1:

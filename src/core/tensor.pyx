@@ -19,7 +19,7 @@ from bones.core.state cimport (
     layout_count, open_mask, outcome, state_init,
 )
 from bones.core.rules cimport SPINNER_ALL_DOUBLES, SPINNER_NONE
-from bones.core.tiles cimport ALL_TILES, PIP_MASK, TILE_HI, TILE_LO
+from bones.core.tiles cimport ALL_TILES, PIP_MASK, TILE_HI, TILE_LO, popcount
 
 from bones.core.rules import OtherCore
 from bones.errors import OptionError
@@ -120,13 +120,6 @@ cdef void voids_of(const State* s, Voids* v) noexcept nogil:
                      i == s.n_plies - 1 and s.status != PLAYING)
 
 
-cdef inline int bits(uint32_t m) noexcept nogil:
-    """popcount, inlined: without -mpopcnt __builtin_popcount is a libgcc call."""
-    m = m - ((m >> 1) & 0x55555555u)
-    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u)
-    return <int>((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24)
-
-
 cdef float BYTE_BITS[256][8]  # BYTE_BITS[b][i]: bit i of b, as a float
 
 
@@ -157,7 +150,7 @@ cdef void write_tensor(const Planes* t, const State* s, const Voids* v, int seat
     tile_plane(out + t.hand, s.hand[seat])
     tile_plane(out + t.table, s.table)
     for n in range(7):
-        out[t.numbers + n] = bits(s.table & PIP_MASK[n])
+        out[t.numbers + n] = popcount(s.table & PIP_MASK[n])
     for e in range(s.n_ends if s.n_ends < t.n_ends else t.n_ends):
         f = out + t.ends + e * END_FEATURES
         f[s.ends[e].v] = 1
@@ -168,7 +161,7 @@ cdef void write_tensor(const Planes* t, const State* s, const Voids* v, int seat
             f[9] = 1
     o = seat  # seats in turn from this one: no division
     for k in range(players):
-        out[t.sizes + k] = bits(s.hand[o])
+        out[t.sizes + k] = popcount(s.hand[o])
         if k:
             unknown = ALL_TILES & ~(known | v.cannot[o])
             f = out + t.voids + (k - 1) * 7

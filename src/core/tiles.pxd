@@ -3,7 +3,9 @@
 # that cimports this file inlines them.
 from libc.stdint cimport uint8_t, uint32_t
 
-cdef extern from *:
+from bones.core.bitops cimport ctz32 as ctz, popcount32 as popcount
+
+cdef extern from "_portable.h":
     """
     #define BONES_N_TILES 28
     #define BONES_ALL_TILES 0x0FFFFFFFu
@@ -16,16 +18,14 @@ cdef extern from *:
         0x0000007Fu, 0x00001F82u, 0x0003E104u, 0x003C4208u,
         0x01C88410u, 0x06910820u, 0x0D221040u};
     static const uint32_t BONES_DOUBLES_MASK = 0x0A442081u;
-    static inline int bones_popcount(uint32_t m) { return __builtin_popcount(m); }
-    static inline int bones_ctz(uint32_t m) { return __builtin_ctz(m); }
     static inline int bones_nth_bit(uint32_t m, uint32_t k) {
         while (k--) m &= m - 1;
-        return __builtin_ctz(m);
+        return bones_ctz32(m);
     }
     static inline int bones_pips(int t) { return BONES_TILE_LO[t] + BONES_TILE_HI[t]; }
     static inline int bones_mask_pips(uint32_t m) {
         int s = 0;
-        while (m) { s += bones_pips(__builtin_ctz(m)); m &= m - 1; }
+        while (m) { s += bones_pips(bones_ctz32(m)); m &= m - 1; }
         return s;
     }
     static inline int bones_tile_index(int a, int b) {
@@ -40,8 +40,6 @@ cdef extern from *:
     const uint8_t DOUBLE_OF "BONES_DOUBLE"[7]
     const uint32_t PIP_MASK "BONES_PIP_MASK"[7]
     const uint32_t DOUBLES_MASK "BONES_DOUBLES_MASK"
-    int popcount "bones_popcount"(uint32_t m) noexcept nogil
-    int ctz "bones_ctz"(uint32_t m) noexcept nogil
     int nth_bit "bones_nth_bit"(uint32_t m, uint32_t k) noexcept nogil
     int tile_pips "bones_pips"(int t) noexcept nogil
     int mask_pips "bones_mask_pips"(uint32_t m) noexcept nogil

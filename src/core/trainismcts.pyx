@@ -23,7 +23,7 @@ from bones.core.trainstate cimport (
 
 from bones.core.trainpolicy import POLICIES, check_moves
 
-from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
+from bones.core.bitops cimport thread_ms
 
 
 ctypedef struct TNode:
@@ -46,12 +46,6 @@ cdef double result(const TrainState* s, int seat) noexcept nogil:
     return 0.5 + 0.5 * tanh((others / (s.players - 1) - ts_penalty(s, seat)) / 20.0)
 
 
-cdef double now_ms() noexcept nogil:
-    cdef timespec t
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
-
-
 cdef int grow(TrainSampler sampler, TrainState* s, TNode* nodes, int cap, int iterations,
               double start, double time_ms, int policy, double c,
               uint64_t* rng) noexcept nogil:
@@ -61,7 +55,7 @@ cdef int grow(TrainSampler sampler, TrainState* s, TNode* nodes, int cap, int it
     cdef int n_nodes = 1, done = 0, node, k, i, best, untried, child
     cdef int seen[TR_MAX_MOVES]  # per legal move of the position: its child, or -1
     while done < iterations and n_nodes < cap:
-        if time_ms > 0 and done > 0 and now_ms() - start >= time_ms:
+        if time_ms > 0 and done > 0 and thread_ms() - start >= time_ms:
             break
         sampler.sample(s, rng)
         node = 0
@@ -122,7 +116,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
     """ismcts's move in a train game: up to ``iterations`` iterations within ``time_ms`` ms
     of CPU time (0: no clock), playouts under ``policy``, UCB constant ``c``;
     ``(move, new_seed, iterations_used)``."""
-    cdef double start = now_ms()  # building the sampler is part of the decision's time
+    cdef double start = thread_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
     cdef uint64_t rng = rng_seed(seed)
     cdef TrainState* s = NULL

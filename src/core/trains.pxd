@@ -31,7 +31,7 @@ ctypedef struct TrainSnap:
     uint8_t sizes[8]             # tiles held, per seat
     uint8_t train_open[9]        # trains: each train's open number
     uint8_t train_len[9]         # trains: tiles on each train
-    W128 ends_by[13]             # chicken: per number, the tiles whose free end shows it
+    W128 anchors[13]             # chicken: per number, ts_open_anchors (the seat to move's)
     int32_t n_events             # the log's length
     int32_t n_placed             # placements so far
     int32_t n_own                # the seat's own draws so far

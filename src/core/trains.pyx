@@ -26,7 +26,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcpy, memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from bones.core.bitops cimport monotonic
 
 import msgpack
 
@@ -36,10 +36,10 @@ from bones.core.trainstate cimport (
     EV_DRAW, EV_PLACE, LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_CF_BIT,
     TR_MAX_PLIES, TR_MEXICAN, TR_OUT, TR_PLAYING, TEvent, TrainState, move_target, move_tile,
     ts_copy, ts_deal_random, ts_find, ts_init, ts_open_trains, ts_penalty,
-    ts_play, ts_playout, ts_set_tiles, ts_undo,
+    ts_open_anchors, ts_play, ts_playout, ts_set_tiles, ts_undo,
 )
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
     w_count, w_first, w_has, w_rest, w_set, w_zero, wide_tile,
 )
 
@@ -970,7 +970,8 @@ cdef void _snap(const TrainState* st, int seat, TrainSnap* v) noexcept nogil:
     memcpy(v.train_open, st.train_open, sizeof(v.train_open))
     memcpy(v.train_len, st.train_len, sizeof(v.train_len))
     if st.layout == LAYOUT_CHICKEN:
-        memcpy(v.ends_by, st.ends_by, sizeof(v.ends_by))
+        for i in range(st.set_max + 1):
+            v.anchors[i] = ts_open_anchors(st, i)
     v.open_trains = ts_open_trains(st, st.to_move) if st.layout == LAYOUT_TRAINS else 0
     v.n_events = st.n_events
     v.n_placed = st.n_plies
@@ -1005,11 +1006,9 @@ cdef tuple _open_ends_of(const TrainSnap* v):
     if v.layout == LAYOUT_TRAINS:
         return tuple([(_TRAIN_NAMES[t], v.train_open[t])
                       for t in range(TR_MEXICAN + 1) if v.open_trains >> t & 1])
-    if v.pending >= 0:
-        return ((_TEXTS[v.pending], WIDE_LO[v.pending]),)
     out = []
     for val in range(v.set_max + 1):
-        ends = v.ends_by[val]
+        ends = v.anchors[val]
         while w_any(ends):
             out.append((w_first(ends), val))
             ends = w_rest(ends)
@@ -1253,12 +1252,6 @@ cdef int _check_tile(int t, int set_max, int e_tile, str what) except -1:
 
 # --- random playouts ----------------------------------------------------------------------
 
-cdef double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
-
 def random_playouts(layout, set_max, players, hand_size, n_rounds, seed=0, engine=None,
                     zero_double=None, first_turn_own_train=None, engine_toes=None):
     """Play ``n_rounds`` random rounds (each choice uniform over the legal moves, the leader
@@ -1283,10 +1276,10 @@ def random_playouts(layout, set_max, players, hand_size, n_rounds, seed=0, engin
         raise MemoryError()
     try:
         with nogil:
-            t0 = _now()
+            t0 = monotonic()
             plies = ts_playout(s, lay, smax, eng, n_players, size, zd, ft, toes, &rng, rounds,
                                &blocked, &events, &max_events)
-            t1 = _now()
+            t1 = monotonic()
     finally:
         PyMem_Free(s)
     return {"rounds": rounds, "blocked": blocked, "plies": plies, "events": events,

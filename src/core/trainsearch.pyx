@@ -11,7 +11,7 @@ best mean wins, the first of equals.
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport uint64_t
-from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
+from bones.core.bitops cimport thread_ms
 
 from bones.core.rng cimport rng_seed
 from bones.core.trainpolicy cimport TP_RANDOM, tp_playout
@@ -33,13 +33,6 @@ cdef double utility(const TrainState* s, int seat) noexcept nogil:
     return others / (s.players - 1) - ts_penalty(s, seat)
 
 
-cdef double now_ms() noexcept nogil:
-    """The calling thread's CPU time in ms (as bones.core.search)."""
-    cdef timespec t
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6
-
-
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
                 int n, double* totals, int samples, double start, double time_ms, int policy,
                 uint64_t* rng) noexcept nogil:
@@ -53,7 +46,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
     while used < samples and not over:
         sampler.sample(base, rng)
         for i in range(n):
-            if time_ms > 0 and used > 0 and now_ms() - start >= time_ms:
+            if time_ms > 0 and used > 0 and thread_ms() - start >= time_ms:
                 over = True
                 break
             ts_copy(work, base)
@@ -69,7 +62,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
 
 cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
                uint64_t seed):
-    cdef double start = now_ms()  # building the sampler is part of the decision's time
+    cdef double start = thread_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
     cdef int codes[TR_MAX_MOVES]
     cdef double totals[TR_MAX_MOVES]

@@ -3,10 +3,11 @@ bones.envs.VectorEnv (docs/envs.md): the counterpart of bones.core.vector for th
 games' core.  Actions are bones.train_actions.TrainActionSpace indices, tensors those of
 bones.core.traintensor."""
 
-from cpython.mem cimport PyMem_Calloc, PyMem_Free
+from cpython.mem cimport PyMem_Free
 from libc.stdint cimport int32_t, int64_t
 
-from bones.core.rng cimport rng_below, rng_seed
+from bones.core.batch cimport batch_calloc, check_batch, seed_streams
+from bones.core.rng cimport rng_below
 from bones.core.traintensor cimport (
     train_action_of, train_planes_of, write_train_mask, write_train_returns,
     write_train_tensor,
@@ -32,10 +33,7 @@ cdef class TrainVectorCore:
     def __init__(self, token, dict args, int players, int n, seed):
         """args: bones.core.train_games.core_arguments of the variant (checked there)."""
         cdef int i
-        if self.states is not NULL:
-            raise TypeError("a TrainVectorCore is initialised once")
-        if n < 1 or n > 1 << 16:
-            raise ValueError(f"n must be from 1 to {1 << 16} rounds, got {n}")
+        check_batch(self.states is not NULL, n, 1 << 16, "TrainVectorCore")
         self.layout = 0 if args["layout"] == "trains" else 1
         self.set_max = args["set_max"]
         self.engine = args["engine"]
@@ -45,10 +43,8 @@ cdef class TrainVectorCore:
         self.first_turn_own = bool(args.get("first_turn_own_train", False))
         self.engine_toes = args.get("engine_toes", 0)
         train_planes_of(self.layout, self.set_max, players, &self.t)
-        self.states = <TrainState*>PyMem_Calloc(n, sizeof(TrainState))
-        self.codes = <uint16_t*>PyMem_Calloc(n, sizeof(uint16_t))
-        if self.states is NULL or self.codes is NULL:
-            raise MemoryError()
+        self.states = <TrainState*>batch_calloc(n, sizeof(TrainState))
+        self.codes = <uint16_t*>batch_calloc(n, sizeof(uint16_t))
         self.n = n
         for i in range(8):
             self.no_scores[i] = 0
@@ -60,9 +56,7 @@ cdef class TrainVectorCore:
 
     def seed(self, seed):
         """Restart both random streams (deals and random_actions) from seed."""
-        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-        self.deal_rng = rng_seed(seed)
-        self.act_rng = rng_seed(seed ^ 0x5DEECE66D)
+        seed_streams(&self.deal_rng, &self.act_rng, seed)
 
     cdef void _deal(self, int i) noexcept nogil:
         # The leader by lot, as a game's first round.  A deal blocked before its first move

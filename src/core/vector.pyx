@@ -4,13 +4,14 @@ The caller owns the output arrays (typed memoryviews of numpy arrays); each step
 move in every round, writes rewards and done flags, deals a new round where one ended, and
 writes the observation tensor and the legal-action mask of the seat to move next."""
 
-from cpython.mem cimport PyMem_Calloc, PyMem_Free
+from cpython.mem cimport PyMem_Free
 from libc.stdint cimport int64_t, uint32_t
 from libc.string cimport memset
 
 from bones.core.actions cimport action_of, actions_of, code_of, write_mask
+from bones.core.batch cimport batch_calloc, check_batch, seed_streams
 from bones.core.moves cimport move_of
-from bones.core.rng cimport rng_below, rng_seed
+from bones.core.rng cimport rng_below
 from bones.core.rules cimport compile_rules
 from bones.core.state cimport MAX_PLIES, PLAYING, deal_random, find_move, open_mask, play
 from bones.core.tensor cimport (
@@ -33,23 +34,17 @@ cdef class VectorCore:
 
     def __init__(self, token, str variant, int players, int n, seed, dict options):
         cdef int i
-        if self.states is not NULL:
-            raise TypeError("a VectorCore is initialised once")
-        if n < 1 or n > 1 << 20:
-            raise ValueError(f"n must be from 1 to {1 << 20} rounds, got {n}")
+        check_batch(self.states is not NULL, n, 1 << 20, "VectorCore")
         self.rules = compile_rules(variant, players, options)
         if self.rules.c.python_scorer:
             raise OptionError(f"{variant} scores moves in Python (move_scorer): step it with "
                               "Round instead")
         actions_of(&self.rules.c, &self.a)
         planes_of(&self.rules.c, _game_target(self.rules), &self.t)
-        self.states = <State*>PyMem_Calloc(n, sizeof(State))
-        self.voids = <Voids*>PyMem_Calloc(n, sizeof(Voids))
-        self.gained = <float*>PyMem_Calloc(4 * n, sizeof(float))
-        self.codes = <uint32_t*>PyMem_Calloc(n, sizeof(uint32_t))
-        if self.states is NULL or self.voids is NULL or self.gained is NULL \
-                or self.codes is NULL:
-            raise MemoryError()
+        self.states = <State*>batch_calloc(n, sizeof(State))
+        self.voids = <Voids*>batch_calloc(n, sizeof(Voids))
+        self.gained = <float*>batch_calloc(4 * n, sizeof(float))
+        self.codes = <uint32_t*>batch_calloc(n, sizeof(uint32_t))
         self.n = n
         for i in range(4):
             self.no_scores[i] = 0
@@ -63,9 +58,7 @@ cdef class VectorCore:
 
     def seed(self, seed):
         """Restart both random streams (deals and random_actions) from seed."""
-        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-        self.deal_rng = rng_seed(seed)
-        self.act_rng = rng_seed(seed ^ 0x5DEECE66D)
+        seed_streams(&self.deal_rng, &self.act_rng, seed)
 
     cdef void _deal(self, int i) noexcept nogil:
         deal_random(&self.states[i], &self.rules.c, &self.deal_rng, self.no_scores, -1)

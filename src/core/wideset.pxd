@@ -6,7 +6,7 @@ from libc.stdint cimport uint8_t, uint64_t
 
 from bones.core.tiles cimport TileFace
 
-cdef extern from *:
+cdef extern from "_portable.h":
     """
     #ifndef BONES_WIDESET_H
     #define BONES_WIDESET_H
@@ -78,11 +78,11 @@ cdef extern from *:
         if (t < 64) a->lo &= ~(1ULL << t); else a->hi &= ~(1ULL << (t - 64));
     }
     static inline int w128_count(bones_w128 a) {
-        return __builtin_popcountll(a.lo) + __builtin_popcountll(a.hi);
+        return bones_popcount64(a.lo) + bones_popcount64(a.hi);
     }
     /* The lowest tile of a non-empty mask. */
     static inline int w128_first(bones_w128 a) {
-        return a.lo ? __builtin_ctzll(a.lo) : 64 + __builtin_ctzll(a.hi);
+        return a.lo ? bones_ctz64(a.lo) : 64 + bones_ctz64(a.hi);
     }
     /* The mask without its lowest tile. */
     static inline bones_w128 w128_rest(bones_w128 a) {

@@ -42,12 +42,19 @@ __all__ = [
 ]
 
 
+_train_observation: type | None = None  # bones.core.observation.TrainObservation, once seen
+
+
 def _is_train(observation: object) -> TypeGuard[TrainObservation]:
     """A train game's observation: those bots play through the train cores.  The class is
-    looked up here, not at import, so that loading the plugins does not load the core."""
-    from ..core.observation import TrainObservation
+    looked up at the first decision, not at import, so that loading the plugins does not
+    load the core; later decisions reuse it."""
+    global _train_observation
+    if _train_observation is None:
+        from ..core.observation import TrainObservation
 
-    return type(observation) is TrainObservation
+        _train_observation = TrainObservation
+    return type(observation) is _train_observation
 
 
 #: The expert's weights by variant family (``Variant.base``), in the order of
