@@ -100,18 +100,18 @@ def _tolerance(p: float, n: int) -> float:
 
 def test_identical_bots_interval_covers_zero_elo():
     """Fast version, 8 seats: 20 matches of 8 deals; the interval covers 0 Elo in at
-    least 15 (the normal interval over 8 units covers about 88%)."""
-    assert covered(8, 20, 8) >= 15
+    least 17 (the t interval is 95%: 17 or more in 98% of such runs)."""
+    assert covered(8, 20, 8) >= 17
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players, matches", [(3, 100), (5, 60), (8, 200)])
+@pytest.mark.parametrize("players, matches", [(2, 100), (3, 100), (5, 60), (8, 200)])
 def test_identical_bots_interval_covers_zero_elo_slow(players, matches):
-    """Matches of 10 deals: coverage within three binomial standard errors of 90.4%,
-    what mean +/- 1.96 population standard errors over 10 units covers for normal unit
-    scores (P(|t_9| <= 1.96 sqrt(9/10))); 95% is reached as the deals grow."""
+    """Matches of 10 deals: coverage within three binomial standard errors of 95%, the
+    t interval's nominal level (the normal one, 1.96 with the population variance,
+    covered 88% at 8 seats: 176/200, below this test's 90.4%)."""
     coverage = covered(players, matches, 10, seed=1) / matches
-    assert abs(coverage - 0.904) <= _tolerance(0.904, matches), coverage
+    assert abs(coverage - 0.95) <= _tolerance(0.95, matches), coverage
 
 
 # ---------------------------------------------------------------------------------------
