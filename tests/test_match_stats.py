@@ -136,6 +136,30 @@ def test_t_quantile_matches_scipy():
         t_quantile(0.5, 0)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.floats(1e-100, 1.0, exclude_max=True),
+    st.floats(0.5, 1e5),
+)
+def test_t_quantile_inverts_t_cdf(p, df):
+    t = t_quantile(p, df)
+    assert math.isfinite(t) and (t > 0) == (p > 0.5) and (t < 0) == (p < 0.5)
+    tail = min(p, 1.0 - p)  # compared where the probability is known to full precision
+    got = t_cdf(-abs(t), df)
+    assert got == pytest.approx(tail, rel=1e-8, abs=1e-300)
+
+
+@pytest.mark.parametrize(
+    "p, df", [(0.0, 3), (1.0, 3), (-0.1, 3), (math.nan, 3), (0.9, 0), (0.9, -1), (0.9, math.nan)]
+)
+def test_t_rejects_bad_arguments(p, df):
+    with pytest.raises(ValueError):
+        t_quantile(p, df)
+    if not df > 0:
+        with pytest.raises(ValueError):
+            t_cdf(0.5, df)
+
+
 def test_t_cdf_matches_scipy():
     scipy = pytest.importorskip("scipy.stats")
     for df in (1, 2, 3, 5, 9, 30, 100, 1000, 0.5, 2.5):

@@ -95,27 +95,28 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     return h
 
 
-def _beta_regularised(a: float, b: float, x: float) -> float:
-    """``I_x(a, b)``, the regularised incomplete beta function, for ``a, b > 0``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = (
-        a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    )
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _beta_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1.0 - x) / b
+def _beta_lower(a: float, b: float, log_x: float, log_y: float) -> float:
+    """``I_x(a, b)``, the regularised incomplete beta function, for ``x + y = 1`` given by
+    their logarithms (``1 - x`` would lose its digits when ``x`` is near 1, ``x`` itself
+    when it is below the floats) and ``x < (a + 1) / (a + b + 2)``, where the continued
+    fraction converges fast."""
+    log_front = a * log_x + b * log_y + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    return math.exp(log_front) * _beta_fraction(a, b, math.exp(log_x)) / a
 
 
 def _t_tail(t: float, df: float) -> float:
-    """``P(T > |t|)`` for Student's t with ``df`` degrees of freedom."""
+    """``P(T > |t|)`` for Student's t with ``df`` degrees of freedom:
+    ``I_x(df/2, 1/2) / 2`` with ``x = df / (df + t^2)``, or near ``t = 0`` (``x`` past
+    the fraction's range) ``1/2 - I_y(1/2, df/2) / 2`` with ``y = 1 - x``: both forms
+    keep the tail's digits, however small it is."""
     t2 = t * t
-    # the two forms of one probability: each is accurate where its x is small
-    if t2 < df:
-        return 0.5 - 0.5 * _beta_regularised(0.5, df / 2.0, t2 / (df + t2))
-    return 0.5 * _beta_regularised(df / 2.0, 0.5, df / (df + t2))
+    if t2 == 0.0:
+        return 0.5
+    log_y = -math.log1p(df / t2)
+    log_x = math.log(df) - 2.0 * math.log(abs(t)) + log_y  # x = y df / t^2: no overflow
+    if math.exp(log_x) < (df / 2.0 + 1.0) / (df / 2.0 + 2.5):
+        return 0.5 * _beta_lower(df / 2.0, 0.5, log_x, log_y)
+    return 0.5 - 0.5 * _beta_lower(0.5, df / 2.0, log_y, log_x)
 
 
 def t_cdf(t: float, df: float) -> float:
@@ -135,20 +136,23 @@ def _t_density(t: float, df: float) -> float:
     return math.exp(log_norm - (df + 1.0) / 2.0 * math.log1p(t * t / df))
 
 
-@functools.lru_cache(maxsize=1024)
 def t_quantile(p: float, df: float) -> float:
     """The ``p`` quantile of Student's t with ``df > 0`` degrees of freedom (``t_cdf``'s
-    inverse: ``t_quantile(0.975, 9)`` is 2.2622), by Newton's method kept inside a
-    bracket that bisection narrows when a step would leave it."""
+    inverse: ``t_quantile(0.975, 9)`` is 2.2622)."""
     if not df > 0:
         raise ValueError(f"Student's t needs df > 0; got {df}")
     if not 0.0 < p < 1.0:
         raise ValueError(f"a quantile needs 0 < p < 1; got {p}")
     if p == 0.5:
         return 0.0
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    tail = 1.0 - p
+    return _t_upper(1.0 - p, df) if p > 0.5 else -_t_upper(p, df)
+
+
+@functools.lru_cache(maxsize=1024)
+def _t_upper(tail: float, df: float) -> float:
+    """The ``t > 0`` with ``P(T > t) = tail`` (``0 < tail < 1/2``), by Newton's method
+    kept inside a bracket that bisection narrows when a step would leave it; ``inf``
+    when ``t`` is past the floats' range (a tail below about ``df**(df/2) / 1e308**df``)."""
     lo, hi = 0.0, 1.0
     while _t_tail(hi, df) > tail:
         lo, hi = hi, 2.0 * hi
@@ -161,8 +165,9 @@ def t_quantile(p: float, df: float) -> float:
             hi = t
         else:
             return t
-        step = t + excess / _t_density(t, df)
-        if not lo < step < hi:
+        density = _t_density(t, df)
+        step = t + excess / density if density > 0.0 else math.nan
+        if not lo < step < hi:  # (a NaN step too)
             step = (lo + hi) / 2.0
         if abs(step - t) <= 4e-16 * step or hi - lo <= 4e-16 * hi:
             return step
