@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -109,9 +110,11 @@ def line(result: dict[str, Any]) -> str:
     score, lo, hi = (100 * x for x in result["score"])
     margin, mlo, mhi = result["margin"]
     ms_a, ms_b = result["ms"]
+    # NaN: every deal scored the same (bones.match.stats.estimate)
+    interval = f"[{lo:.1f}, {hi:.1f}]" if math.isfinite(lo) else "[n/a: every deal the same]"
     return (
         f"{result['variant']} {result['players']}p, {result['deals']} deals: "
-        f"{result['a']} vs {result['b']}: score {score:.1f}% [{lo:.1f}, {hi:.1f}], "
+        f"{result['a']} vs {result['b']}: score {score:.1f}% {interval}, "
         f"margin {margin:+.2f} pips [{mlo:+.2f}, {mhi:+.2f}], "
         f"CPU ms/decision {ms_a:.3f} vs {ms_b:.3f}"
     )
