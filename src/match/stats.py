@@ -183,8 +183,9 @@ def _half_width(variance: float, n: int) -> float:
 def mean_interval(samples: Sequence[float]) -> tuple[float, float, float]:
     """The mean of independent values of any kind (score differences, pips) and its 95%
     interval ``mean ± t(0.975, n - 1) s / sqrt(n)`` (``s`` the sample standard deviation);
-    the interval is NaN under 2 values.  Scores in [0, 1] take :func:`estimate_samples`,
-    which also bounds a sample of one value."""
+    the interval is NaN under 2 values, and of zero width when they are all equal (values
+    without bounds allow no other answer).  Scores in [0, 1] take
+    :func:`estimate_samples`, which bounds or withholds such intervals."""
     n = len(samples)
     if n == 0:
         return math.nan, math.nan, math.nan
