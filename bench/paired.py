@@ -8,7 +8,8 @@ first bot differs (``pimc`` against ``pimc:infer=0``, say): the deal pairs then 
 same deals.  For every deal pair complete in both, the first bot's mean game score
 (``bones.match.stats.game_scores``, as the match summary counts it) is taken in each
 journal; the report is each journal's mean over those pairs and the mean of B minus A, each
-with its 95% interval (mean +- 1.96 standard errors; a score's shown clipped to 0-100%).
+with its 95% interval (Student's t over the deal pairs, ``bones.match.stats``; a score's
+shown clipped to 0-100%).
 A name ending in ``.gz`` is read compressed (``bench/strength.py --archive``'s copies).
 Pairing removes the deals' luck, shared by both, so the difference is much tighter than
 the two intervals suggest.
@@ -18,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from bones.match.journal import JournalError, JournalReader
-from bones.match.stats import game_scores
+from bones.match.stats import estimate_samples, game_scores, mean_interval
 
 
 def pair_scores(path: str) -> tuple[dict[int, float], dict[str, Any]]:
@@ -49,13 +49,6 @@ def pair_scores(path: str) -> tuple[dict[int, float], dict[str, Any]]:
     return {g: math.fsum(v) / 2 for g, v in games.items() if len(v) == 2}, config
 
 
-def interval(values: Sequence[float]) -> tuple[float, float, float]:
-    mean = math.fsum(values) / len(values)
-    var = math.fsum((x - mean) ** 2 for x in values) / len(values)
-    half = 1.96 * math.sqrt(var / len(values))
-    return mean, mean - half, mean + half
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a")
@@ -78,10 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no deal pair is complete in both journals")
     bots = (config_a["bots"][0], config_b["bots"][0])
     for name, scores in zip(("A", "B"), (a, b), strict=True):
-        m, lo, hi = interval([scores[g] for g in common])
-        lo, hi = max(0.0, lo), min(1.0, hi)  # shown clipped, as bench/strength.py does
+        e = estimate_samples([scores[g] for g in common])
+        # shown clipped, as bench/strength.py does (NaN, not available, stays NaN)
+        m, lo, hi = e.score, max(e.score_lo, 0.0), min(e.score_hi, 1.0)
         print(f"{name} {bots[name == 'B']}: {100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
-    m, lo, hi = interval([b[g] - a[g] for g in common])
+    m, lo, hi = mean_interval([b[g] - a[g] for g in common])
     diff = f"{100 * m:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
     print(f"B - A over {len(common)} deal pairs: {diff} points")
     return 0

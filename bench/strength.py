@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         "Each cell is the row bot's game score against the column bot (`bones match`: "
         "head-to-head, duplicate deals, every deal played twice with the sides swapped; "
         "a game is played to the variant's target), with its 95% interval over the deal "
-        "pairs (docs/matches.md: mean ± 1.96 standard errors, shown clipped to 0–100%). "
+        "pairs (docs/matches.md: Student's t over the deal pairs, shown clipped to 0–100%). "
         "Time per move: the mean and the largest CPU milliseconds "
         f"per decision over {args.positions} mid-round positions (random moves from "
         f"seeded deals; each position the median of {REPEATS} decisions), and the mean "

@@ -9,9 +9,10 @@ the set's doubles in turn from the highest (as the rounds of a game), its leader
 then swapped (at 2 seats, A-B then B-A).  A round's winners are the seats with the lowest
 penalty (the seat that went out, or the lowest hands of a blocked round); A's score in a
 round is its share of the winners, and a deal's score the mean of its two rounds.  The
-score's 95% interval is the mean over deals +- 1.96 standard errors of the deals' scores
-(the deals are independent; the two rounds of one deal are not), and so is the margin:
-B's mean penalty less A's, in pips per seat and round.  CPU milliseconds per decision
+score's 95% interval is Student's t over the deals' scores (``bones.match.stats``, as
+``bones match`` computes it: the deals are independent; the two rounds of one deal are
+not), and so is the margin's (``mean_interval``): B's mean penalty less A's, in pips per
+seat and round.  CPU milliseconds per decision
 are each bot's own ``time.process_time`` around its ``choose``.
 """
 
@@ -29,6 +30,7 @@ import bones
 from bones.bot import Bot, make_bot
 from bones.core.referee import play_round
 from bones.core.trains import TrainRound
+from bones.match.stats import estimate_samples, mean_interval
 
 LAYOUTS = {"mexican-train": ("trains", 12), "chicken-foot": ("chicken_foot", 9)}
 
@@ -50,13 +52,6 @@ class Timed(Bot):
         self.seconds += time.process_time() - start
         self.decisions += 1
         return move
-
-
-def interval(values: list[float]) -> tuple[float, float, float]:
-    """The mean and its 95% interval (normal, over independent values)."""
-    mean = statistics.fmean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0
-    return mean, mean - half, mean + half
 
 
 def play_deal(
@@ -96,6 +91,7 @@ def run(a: str, b: str, variant: str, players: int, deals: int, seed: int) -> di
         score, margin = play_deal(variant, players, k, seed, bots)
         scores.append(score)
         margins.append(margin)
+    e = estimate_samples(scores)
     return {
         "a": a,
         "b": b,
@@ -103,8 +99,8 @@ def run(a: str, b: str, variant: str, players: int, deals: int, seed: int) -> di
         "players": players,
         "deals": deals,
         "seed": seed,
-        "score": interval(scores),
-        "margin": interval(margins),
+        "score": (e.score, e.score_lo, e.score_hi),
+        "margin": mean_interval(margins),
         "ms": [1e3 * bot.seconds / max(1, bot.decisions) for bot in bots],
         "bones": bones.__version__,
     }
@@ -114,9 +110,11 @@ def line(result: dict[str, Any]) -> str:
     score, lo, hi = (100 * x for x in result["score"])
     margin, mlo, mhi = result["margin"]
     ms_a, ms_b = result["ms"]
+    # NaN: every deal scored the same (bones.match.stats.estimate)
+    interval = f"[{lo:.1f}, {hi:.1f}]" if math.isfinite(lo) else "[n/a: every deal the same]"
     return (
         f"{result['variant']} {result['players']}p, {result['deals']} deals: "
-        f"{result['a']} vs {result['b']}: score {score:.1f}% [{lo:.1f}, {hi:.1f}], "
+        f"{result['a']} vs {result['b']}: score {score:.1f}% {interval}, "
         f"margin {margin:+.2f} pips [{mlo:+.2f}, {mhi:+.2f}], "
         f"CPU ms/decision {ms_a:.3f} vs {ms_b:.3f}"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -15,9 +16,13 @@ import train_strength  # noqa: E402
 
 @pytest.mark.parametrize("variant", ["mexican-train", "chicken-foot"])
 def test_a_bot_against_itself_scores_one_half_on_every_deal(variant):
-    """Both seatings of a deal are the same game with the names swapped."""
+    """Both seatings of a deal are the same game with the names swapped: every deal
+    scores 1/2, so the score's interval is not available (never a zero-width one)."""
     result = train_strength.run("greedy", "greedy", variant, 4, 6, 0)
-    assert result["score"] == (0.5, 0.5, 0.5) and result["margin"] == (0.0, 0.0, 0.0)
+    score, lo, hi = result["score"]
+    assert score == 0.5 and math.isnan(lo) and math.isnan(hi)
+    assert result["margin"] == (0.0, 0.0, 0.0)
+    assert "score 50.0% [n/a: every deal the same]" in train_strength.line(result)
 
 
 def test_a_stronger_bot_scores_more(tmp_path, capsys):

@@ -329,3 +329,24 @@ def test_thin_samples_get_unbounded_intervals(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["bots"][0]["elo_lo"] is None and data["bots"][0]["elo_hi"] is None
     assert data["interval"]["degenerate"] > 0
+
+
+def test_every_unit_alike_has_no_interval(tmp_path, capsys):
+    """Every deal pair split 1-1 (the deal's favoured seat won both games): every
+    resample is the sample, so a bootstrap interval would have zero width; it is not
+    available instead, and says why."""
+    path = write_journal(tmp_path / "a.jsonl", ["a", "b"], two_bot_games([1, 0] * 5))
+    r = rate_journals([path], bootstrap=100)
+    assert r.alike and r.units == 5
+    for b in r.bots:
+        assert b["elo"] == pytest.approx(0.0, abs=1e-9)
+        assert math.isnan(b["elo_lo"]) and math.isnan(b["elo_hi"])
+    assert "every one of the 5 units, deals, gave the same results" in format_ratings(r)
+    assert main(["ratings", path, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["interval"]["alike"] is True
+    assert all(b["elo_lo"] is None and b["elo_hi"] is None for b in data["bots"])
+    # one different pair gives a spread again
+    mixed = write_journal(tmp_path / "m.jsonl", ["a", "b"], two_bot_games([1, 0] * 5 + [1, 1]))
+    r = rate_journals([mixed], bootstrap=100)
+    assert not r.alike and r.bots[0]["elo_lo"] < r.bots[0]["elo_hi"]

@@ -146,3 +146,18 @@ def test_an_elo_interval_open_on_one_side_shows_its_ends(journals):
     pair.update(score_hi=0.99, elo_error=250.0)
     elo = next(line for line in format_table(summary).splitlines() if line.startswith("Elo "))
     assert "+/- 250.0 (95%," in elo, elo
+
+
+def test_a_score_without_interval_is_marked_in_the_plot(tmp_path, capsys):
+    """Two identical bots replay every deal pair 1-1: every unit scores 1/2, so the
+    score has no interval; the plot says so rather than drawing a point that reads as
+    a zero-width interval."""
+    journal = tmp_path / "same.jsonl"
+    argv = ["match", "random", "random", "--games", "4", "--seed", "1", "--jobs", "1"]
+    assert main([*argv, "--journal", str(journal), "--progress", "never"]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "report", journal, "--html", tmp_path / "r.html")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "50.0% (interval n/a)" in page
+    assert "every deal pair scored 50.0%: no spread to measure" in page

@@ -530,16 +530,18 @@ def test_hand_penalty_is_rounded_and_subtracted():
 
 
 def test_likelihood_of_superiority():
-    # LOS = Phi((score - 1/2) / sqrt(variance / n)): here Phi(2) and Phi(-2)
-    assert estimate(0.6, 0.25, 100).los == pytest.approx(0.97725, abs=1e-5)
-    assert estimate(0.4, 0.25, 100).los == pytest.approx(0.02275, abs=1e-5)
+    # LOS = T_99((score - 1/2) / sqrt(variance / n)), Student's t with n - 1 degrees of
+    # freedom: here T_99(2) and T_99(-2) (Phi(2) = 0.97725 for the normal)
+    assert estimate(0.6, 0.25, 100).los == pytest.approx(0.97588, abs=1e-5)
+    assert estimate(0.4, 0.25, 100).los == pytest.approx(0.02412, abs=1e-5)
     assert estimate(0.5, 0.25, 100).los == 0.5
 
 
-def test_pentanomial_variance_is_the_population_variance():
-    # half the pairs LL, half WW: unit scores 0 and 1, mean 1/2, variance 1/4 (not 1/3)
+def test_pentanomial_variance_is_the_sample_variance():
+    # half the pairs LL, half WW: unit scores 0 and 1, mean 1/2, variance 1/3 (the n - 1
+    # denominator, which with the t quantile gives the interval its 95% over few pairs)
     e = pentanomial_estimate([2, 0, 0, 0, 2])
-    assert e.score == 0.5 and e.variance == pytest.approx(0.25) and e.n == 4
+    assert e.score == 0.5 and e.variance == pytest.approx(1 / 3) and e.n == 4
 
 
 def test_kozel_seat_value_lone_zero_double_only():

@@ -143,6 +143,7 @@ class Ratings:
     seed: int
     prior: float
     degenerate: int = 0
+    alike: bool = False  # every unit gave the same results: no spread to resample
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -162,6 +163,7 @@ class Ratings:
                 "resamples": self.bootstrap,
                 "seed": self.seed,
                 "degenerate": self.degenerate,
+                "alike": self.alike,
             },
             "prior": self.prior,
             "bots": [{k: _finite(v) for k, v in b.items()} for b in self.bots],
@@ -421,6 +423,7 @@ def rate_journals(
                 + ", ".join(data.labels)
             )
         shift = value - elo[data.index[name]]
+    alike = len(unit_kinds) >= 2 and len(kinds) == 1
     samples: list[list[float]] = [[] for _ in range(k)]
     degenerate = 0
     rng = random.Random(seed)
@@ -439,7 +442,7 @@ def rate_journals(
         values = sorted(samples[i])
         if anchor is not None and label == anchor[0]:  # fixed: its interval is a point
             lo = hi = anchor[1]
-        elif bootstrap == 0 or len(unit_kinds) < 2:  # one unit: no spread to resample
+        elif bootstrap == 0 or len(unit_kinds) < 2 or alike:  # no spread to resample
             lo = hi = math.nan
         else:  # a degenerate resample is -inf for the lower tail, +inf for the upper
             lower = [-math.inf] * degenerate + values
@@ -471,6 +474,7 @@ def rate_journals(
         seed=seed,
         prior=prior,
         degenerate=degenerate,
+        alike=alike,
         notes=data.notes,
         warnings=data.warnings,
     )
@@ -551,6 +555,11 @@ def format_ratings(r: Ratings) -> str:
     )
     if r.bootstrap and r.units < 2:
         rows.append(f"95% intervals: not available ({r.units} {r.unit}: they need 2 or more).")
+    elif r.bootstrap and r.alike:
+        rows.append(
+            f"95% intervals: not available (every one of the {r.units} units, {r.unit}s, "
+            "gave the same results: no spread to resample)."
+        )
     elif r.bootstrap:
         rows.append(
             f"95% intervals: bootstrap of {r.units} units ({r.unit}s), {r.bootstrap} "

@@ -25,8 +25,7 @@ from .stats import (
     TRINOMIAL_VALUES,
     SequentialTest,
     elo_from_score,
-    estimate,
-    estimate_samples,
+    estimate_counts,
     game_scores,
     sign_test,
 )
@@ -138,7 +137,7 @@ class _Histogram:
     """Values and how often each occurs: sums and the estimate of a sample without
     keeping the sample (the values a game or a duplicate set can score are few), and
     exactly the numbers the whole list would give (``math.fsum`` is exactly rounded, so
-    the order does not matter)."""
+    the order does not matter; :func:`bones.match.stats.estimate_counts`)."""
 
     def __init__(self) -> None:
         self.counts: dict[float, int] = {}
@@ -156,11 +155,7 @@ class _Histogram:
         return math.fsum(self._values())
 
     def estimate(self) -> dict[str, Any]:
-        if not self.n:
-            return estimate_samples(()).to_dict()
-        mean = math.fsum(self._values()) / self.n
-        var = math.fsum((x - mean) ** 2 for x in self._values()) / self.n
-        return estimate(mean, var, self.n).to_dict()
+        return estimate_counts(self.counts).to_dict()
 
 
 class _PairFold:
@@ -659,6 +654,12 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if any(b["estimate"]["n"] == 1 for b in bots):
         lines.append(f"n/a: not available, 1 {_unit_name(summary, 1)}: an interval needs 2 or more")
     pairs = summary.get("pairs") or []
+    lines.extend(
+        _same_note(summary, name, e)
+        for name, e in [(b["bot"], b["estimate"]) for b in bots]
+        + [(" vs ".join(p["bots"]), p["estimate"]) for p in pairs if len(bots) > 2]
+        if e.get("note")
+    )
     if len(bots) > 2 and pairs:
         lines.append("")
         width = max(len(" vs ".join(p["bots"])) for p in pairs)
@@ -671,7 +672,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             lines.append(
                 f"{' vs '.join(p['bots']):<{width}}  {p['games']:>6}  {_pct(score):>6}  "
                 f"{_interval(_clip(e['score_lo']), _clip(e['score_hi']), _pct):<16} "
-                f"{_elo_of(e['score']):>7}  {_err(e['elo_error'])}"
+                f"{_elo_of(e['score']):>7}  {_pm(e)}"
             )
     if len(bots) == 2 and pairs:
         p = pairs[0]
@@ -688,16 +689,28 @@ def format_table(summary: Mapping[str, Any]) -> str:
             if err is not None and math.isfinite(err)
             else f"in {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
         )
-        if e["score_lo"] is None:
+        if e["score_lo"] is None and e.get("note"):
+            lines.append(
+                f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])}, its "
+                f"interval and LOS not available (every one of {p['units']} {unit}{part_text}"
+                " scored the same)"
+            )
+        elif e["score_lo"] is None:
             lines.append(
                 f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])}, its "
                 f"interval and LOS not available ({p['units']} {_unit_name(summary, p['units'])}"
                 f"{part_text}: they need 2 or more)"
             )
         else:
+            los = (
+                f"LOS {_pct(e['los'])}"
+                if e["los"] is not None
+                else f"every one scored {_pct(e['score'])}: the interval is the exact bound"
+                ", LOS not available"
+            )
             lines.append(
                 f"Elo {bots[0]['bot']} vs {bots[1]['bot']}: {_elo_of(e['score'])} "
-                f"{spread} (95%, {p['units']} {unit}{part_text}), LOS {_pct(e['los'])}"
+                f"{spread} (95%, {p['units']} {unit}{part_text}), {los}"
             )
     for p in pairs:
         if p.get("pentanomial"):
@@ -787,12 +800,25 @@ def _unit_name(summary: Mapping[str, Any], count: int = 2) -> str:
     return f"deals of {size} games" if count != 1 else f"deal of {size} games"
 
 
+def _same_note(summary: Mapping[str, Any], name: str, e: Mapping[str, Any]) -> str:
+    """Why the interval of ``name``, whose units all scored the same, is a bound or n/a."""
+    every = f"{name}: every {_unit_name(summary, 1)} scored {_pct(e['score'])}"
+    if e["score_lo"] is None:
+        return f"{every}: no spread to measure, its interval not available"
+    return f"{every}: its interval is the exact bound for any scores in [0, 1]"
+
+
 def _p(p: float | None) -> str:
     return "-" if p is None else "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def _err(x: float | None) -> str:
     return "inf" if x is None or not math.isfinite(x) else f"{x:.1f}"
+
+
+def _pm(e: Mapping[str, Any]) -> str:
+    """The ``+/-`` of an estimate: ``n/a`` without an interval, ``inf`` past 0% or 100%."""
+    return "n/a" if e["score_lo"] is None else _err(e["elo_error"])
 
 
 def _w(bots: Sequence[Mapping[str, Any]]) -> int:

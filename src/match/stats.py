@@ -1,16 +1,25 @@
 """Match statistics as pure functions: Elo from a score, 95% intervals, pentanomial counts,
-per-game pairwise scores and the GSPRT.  Modelled on fastchess (docs/matches.md).
+per-game pairwise scores and the GSPRT.  Modelled on fastchess (docs/matches.md),
+with Student's t for the intervals.
 
 Scores are in [0, 1] (a win 1, a draw 1/2, a loss 0).  An *estimate* takes a sample of
 independent *units* -- single games, or the duplicate sets of a deal (two games with the
-sides swapped: the pentanomial unit) -- and gives the mean score, the variance of one unit
-and the 95% interval of the mean, mapped to Elo with the logistic curve.  Using the
-variance of the duplicate sets is what makes the pentanomial interval tighter than the
+sides swapped: the pentanomial unit) -- and gives the mean score, the sample variance of
+one unit and the 95% interval of the mean, mapped to Elo with the logistic curve.  Using
+the variance of the duplicate sets is what makes the pentanomial interval tighter than the
 trinomial one: the two games of a pair share the luck of the deal.
+
+The interval is Student's t over the units (n - 1 degrees of freedom, the sample
+variance), so it has its nominal 95% coverage over a handful of deals too, where the
+normal quantile 1.96 with the population variance covers about 90% (10 units).  The t
+distribution is computed here (the regularised incomplete beta function by its continued
+fraction): scipy is not a runtime dependency.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,25 +30,25 @@ __all__ = [
     "TRINOMIAL_VALUES",
     "SPRT",
     "SequentialTest",
-    "Z95",
     "Estimate",
     "elo_from_score",
     "estimate",
+    "estimate_counts",
     "estimate_samples",
     "game_scores",
     "llr",
     "llr_counts",
     "llr_pentanomial",
     "llr_trinomial",
+    "mean_interval",
     "pentanomial_counts",
     "pentanomial_estimate",
     "score_from_elo",
     "sign_test",
+    "t_cdf",
+    "t_quantile",
     "trinomial_estimate",
 ]
-
-#: The two-sided 95% normal quantile.
-Z95 = 1.959963984540054
 
 #: Names of the pentanomial bins: the score of a deal pair, 0, 1/2, 1, 3/2, 2 points.
 PENTANOMIAL = ("LL", "LD", "DD/WL", "WD", "WW")
@@ -64,12 +73,142 @@ def score_from_elo(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz, as Cephes
+    and Numerical Recipes evaluate it); converges fast for ``x < (a + 1) / (a + b + 2)``."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10_000):
+        for num in (
+            m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0)),
+        ):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= c * d
+        if abs(c * d - 1.0) < 4e-16:
+            break
+    return h
+
+
+def _beta_lower(a: float, b: float, log_x: float, log_y: float) -> float:
+    """``I_x(a, b)``, the regularised incomplete beta function, for ``x + y = 1`` given by
+    their logarithms (``1 - x`` would lose its digits when ``x`` is near 1, ``x`` itself
+    when it is below the floats) and ``x < (a + 1) / (a + b + 2)``, where the continued
+    fraction converges fast."""
+    log_front = a * log_x + b * log_y + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    return math.exp(log_front) * _beta_fraction(a, b, math.exp(log_x)) / a
+
+
+def _t_tail(t: float, df: float) -> float:
+    """``P(T > |t|)`` for Student's t with ``df`` degrees of freedom:
+    ``I_x(df/2, 1/2) / 2`` with ``x = df / (df + t^2)``, or near ``t = 0`` (``x`` past
+    the fraction's range) ``1/2 - I_y(1/2, df/2) / 2`` with ``y = 1 - x``: both forms
+    keep the tail's digits, however small it is."""
+    t2 = t * t
+    if t2 == 0.0:
+        return 0.5
+    log_y = -math.log1p(df / t2)
+    log_x = math.log(df) - 2.0 * math.log(abs(t)) + log_y  # x = y df / t^2: no overflow
+    if math.exp(log_x) < (df / 2.0 + 1.0) / (df / 2.0 + 2.5):
+        return 0.5 * _beta_lower(df / 2.0, 0.5, log_x, log_y)
+    return 0.5 - 0.5 * _beta_lower(0.5, df / 2.0, log_y, log_x)
+
+
+def t_cdf(t: float, df: float) -> float:
+    """``P(T <= t)`` for Student's t with ``df > 0`` degrees of freedom."""
+    if not df > 0:
+        raise ValueError(f"Student's t needs df > 0; got {df}")
+    if math.isnan(t):
+        return math.nan
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    tail = _t_tail(t, df)
+    return 1.0 - tail if t >= 0 else tail
+
+
+def _t_density(t: float, df: float) -> float:
+    log_norm = math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
+    return math.exp(log_norm - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t with ``df > 0`` degrees of freedom (``t_cdf``'s
+    inverse: ``t_quantile(0.975, 9)`` is 2.2622)."""
+    if not df > 0:
+        raise ValueError(f"Student's t needs df > 0; got {df}")
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"a quantile needs 0 < p < 1; got {p}")
+    if p == 0.5:
+        return 0.0
+    return _t_upper(1.0 - p, df) if p > 0.5 else -_t_upper(p, df)
+
+
+@functools.lru_cache(maxsize=1024)
+def _t_upper(tail: float, df: float) -> float:
+    """The ``t > 0`` with ``P(T > t) = tail`` (``0 < tail < 1/2``), by Newton's method
+    kept inside a bracket that bisection narrows when a step would leave it; ``inf``
+    when ``t`` is past the floats' range (a tail below about ``df**(df/2) / 1e308**df``)."""
+    lo, hi = 0.0, 1.0
+    while _t_tail(hi, df) > tail:
+        lo, hi = hi, 2.0 * hi
+    t = (lo + hi) / 2.0
+    for _ in range(200):
+        excess = _t_tail(t, df) - tail  # falls as t grows: its slope is -density
+        if excess > 0:
+            lo = t
+        elif excess < 0:
+            hi = t
+        else:
+            return t
+        density = _t_density(t, df)
+        step = t + excess / density if density > 0.0 else math.nan
+        if not lo < step < hi:  # (a NaN step too)
+            step = (lo + hi) / 2.0
+        if abs(step - t) <= 4e-16 * step or hi - lo <= 4e-16 * hi:
+            return step
+        t = step
+    return t
+
+
+def _half_width(variance: float, n: int) -> float:
+    """Half the 95% t interval of a mean of ``n`` units of sample variance ``variance``."""
+    return t_quantile(0.975, n - 1) * math.sqrt(max(variance, 0.0) / n)
+
+
+def mean_interval(samples: Sequence[float]) -> tuple[float, float, float]:
+    """The mean of independent values of any kind (score differences, pips) and its 95%
+    interval ``mean ± t(0.975, n - 1) s / sqrt(n)`` (``s`` the sample standard deviation);
+    the interval is NaN under 2 values, and of zero width when they are all equal (values
+    without bounds allow no other answer).  Scores in [0, 1] take
+    :func:`estimate_samples`, which bounds or withholds such intervals."""
+    n = len(samples)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean, var = _mean_var(samples)
+    if n < 2:
+        return mean, math.nan, math.nan
+    half = _half_width(var, n)
+    return mean, mean - half, mean + half
+
+
+#: Why an interval of units that all scored the same is what it is (``Estimate.note``).
+SAME_INTERIOR = "every unit scored the same: no spread to measure"
+SAME_EXTREME = "every unit scored {}: the exact bound for any score in [0, 1]"
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A score estimate from ``n`` independent units: ``score`` (the mean), ``variance``
-    (of one unit), the 95% interval ``score_lo``..``score_hi`` of the mean, the same in
-    Elo (``elo``, ``elo_lo``, ``elo_hi``, ``elo_error`` = half the width, as fastchess
-    prints ``elo +/- error``) and ``los``, the likelihood of superiority."""
+    (the sample variance of one unit), the 95% interval ``score_lo``..``score_hi`` of the
+    mean, the same in Elo (``elo``, ``elo_lo``, ``elo_hi``, ``elo_error`` = half the
+    width, as fastchess prints ``elo +/- error``) and ``los``, the likelihood of
+    superiority.  ``note`` says why an interval of units that all scored the same is a
+    bound or not available (empty otherwise)."""
 
     n: int
     score: float
@@ -81,12 +220,13 @@ class Estimate:
     elo_hi: float
     elo_error: float
     los: float
+    note: str = ""
 
-    def to_dict(self) -> dict[str, float | int | None]:
+    def to_dict(self) -> dict[str, float | int | str | None]:
         return {k: _finite(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
-def _finite(x: float | int) -> float | int | None:
+def _finite(x: float | int | str) -> float | int | str | None:
     """JSON has no infinity: ``None`` for ``±inf``/``nan``."""
     if isinstance(x, float) and not math.isfinite(x):
         return None
@@ -94,45 +234,71 @@ def _finite(x: float | int) -> float | int | None:
 
 
 def estimate(score: float, variance: float, n: int) -> Estimate:
-    """The estimate of a mean ``score`` over ``n`` units whose variance is ``variance``:
-    interval ``score ± 1.96 sqrt(variance / n)``, mapped to Elo; ``elo_error`` is half the
-    Elo width (fastchess's ``+/-``).  One unit says nothing of the spread: with fewer
-    than 2 the variance, the interval, its Elo and the LOS are not available (NaN; None
-    in JSON), never a zero-width interval."""
+    """The estimate of a mean ``score`` over ``n`` units of sample variance ``variance``
+    (the ``n - 1`` denominator): interval ``score ± t(0.975, n - 1) sqrt(variance / n)``,
+    mapped to Elo; ``elo_error`` is half the Elo width (fastchess's ``+/-``); LOS
+    ``P(T < (score - 1/2) / sqrt(variance / n))``, T Student's t with ``n - 1``
+    degrees of freedom.
+
+    Never a zero-width interval: with fewer than 2 units the variance, the interval, its
+    Elo and the LOS are not available (NaN; None in JSON).  When every unit scored the
+    same there is no spread to measure: at 0 (or 1) the interval is the exact bound that
+    holds for any score in [0, 1] -- ``P(n units all 0) <= (1 - mean)**n``, so the upper
+    end is ``1 - 0.025**(1/n)`` (Clopper--Pearson's) -- and between them it is not
+    available; the LOS is not available in both cases (``note`` says why)."""
     nan = math.nan
     if n <= 0:
         return Estimate(0, nan, nan, nan, nan, nan, nan, nan, nan, nan)
+    elo = elo_from_score(score)
     if n < 2:
-        return Estimate(n, score, nan, nan, nan, elo_from_score(score), nan, nan, nan, nan)
-    half = Z95 * math.sqrt(max(variance, 0.0) / n)
-    lo, hi = score - half, score + half
+        return Estimate(n, score, nan, nan, nan, elo, nan, nan, nan, nan)
+    if variance <= 0.0:
+        if 0.0 < score < 1.0:
+            return Estimate(n, score, 0.0, nan, nan, elo, nan, nan, nan, nan, SAME_INTERIOR)
+        bound = 0.025 ** (1.0 / n)
+        lo, hi = (0.0, 1.0 - bound) if score <= 0.0 else (bound, 1.0)
+        note = SAME_EXTREME.format("0" if score <= 0.0 else "1")
+    else:
+        half = _half_width(variance, n)
+        lo, hi = score - half, score + half
+        note = ""
     elo_lo, elo_hi = elo_from_score(lo), elo_from_score(hi)
     error = (elo_hi - elo_lo) / 2.0
-    if variance > 0:
-        los = 0.5 * (1.0 + math.erf((score - 0.5) / math.sqrt(2.0 * variance / n)))
-    else:
-        los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
-    return Estimate(n, score, variance, lo, hi, elo_from_score(score), elo_lo, elo_hi, error, los)
+    los = t_cdf((score - 0.5) / math.sqrt(variance / n), n - 1) if variance > 0 else nan
+    return Estimate(n, score, variance, lo, hi, elo, elo_lo, elo_hi, error, los, note)
 
 
 def _mean_var(samples: Sequence[float]) -> tuple[float, float]:
+    """The mean and the sample variance (``n - 1`` denominator; 0 for one value)."""
     n = len(samples)
     mean = math.fsum(samples) / n
-    return mean, math.fsum((x - mean) ** 2 for x in samples) / n
+    return mean, math.fsum((x - mean) ** 2 for x in samples) / max(n - 1, 1)
 
 
 def estimate_samples(samples: Sequence[float]) -> Estimate:
-    """:func:`estimate` from the scores of independent units (population variance, as
-    fastchess computes it from the observed frequencies)."""
+    """:func:`estimate` from the scores of independent units."""
     if not samples:
         return estimate(math.nan, math.nan, 0)
     mean, var = _mean_var(samples)
     return estimate(mean, var, len(samples))
 
 
+def estimate_counts(counts: Mapping[float, int]) -> Estimate:
+    """:func:`estimate` from a histogram ``{unit score: how many units}``: exactly the
+    numbers the list of units gives (``math.fsum`` is exactly rounded, so the order of
+    the units does not matter)."""
+    n = sum(counts.values())
+    if n == 0:
+        return estimate(math.nan, math.nan, 0)
+    units = [(v, c) for v, c in counts.items() if c]
+    mean = math.fsum(itertools.chain.from_iterable(itertools.repeat(v, c) for v, c in units)) / n
+    squares = (itertools.repeat((v - mean) ** 2, c) for v, c in units)
+    return estimate(mean, math.fsum(itertools.chain.from_iterable(squares)) / max(n - 1, 1), n)
+
+
 def trinomial_estimate(wins: int, draws: int, losses: int) -> Estimate:
     """The estimate from single games: win 1, draw 1/2, loss 0."""
-    return estimate_samples([1.0] * wins + [0.5] * draws + [0.0] * losses)
+    return estimate_counts({1.0: wins, 0.5: draws, 0.0: losses})
 
 
 def pentanomial_counts(pair_scores: Iterable[float]) -> list[int]:
@@ -147,19 +313,9 @@ def pentanomial_counts(pair_scores: Iterable[float]) -> list[int]:
     return counts
 
 
-def _penta_moments(counts: Sequence[float]) -> tuple[float, float, float]:
-    total = math.fsum(counts)
-    mean = math.fsum(c * v for c, v in zip(counts, PENTANOMIAL_VALUES, strict=True)) / total
-    var = math.fsum(c * (v - mean) ** 2 for c, v in zip(counts, PENTANOMIAL_VALUES, strict=True))
-    return mean, var / total, total
-
-
 def pentanomial_estimate(counts: Sequence[int]) -> Estimate:
     """The estimate from pentanomial counts (a pair's score is its points / 2)."""
-    if sum(counts) == 0:
-        return estimate(math.nan, math.nan, 0)
-    mean, var, total = _penta_moments(counts)
-    return estimate(mean, var, int(total))
+    return estimate_counts(dict(zip(PENTANOMIAL_VALUES, counts, strict=True)))
 
 
 def llr(mean: float, variance: float, n: float, elo0: float, elo1: float) -> float:

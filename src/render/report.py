@@ -100,7 +100,8 @@ def _score_plot(summary: Mapping[str, Any], plt: Any) -> str:
         hi = min(1.0, est["score_hi"]) if est.get("score_hi") is not None else score
         ax.errorbar([100 * score], [i], xerr=[[100 * (score - lo)], [100 * (hi - score)]],
                     fmt="o", capsize=5, color="C0")  # fmt: skip
-        ax.annotate(f"{100 * score:.1f}%", (100 * score, i), textcoords="offset points",
+        text = f"{100 * score:.1f}%" + (" (interval n/a)" if est.get("score_lo") is None else "")
+        ax.annotate(text, (100 * score, i), textcoords="offset points",
                     xytext=(0, 7), ha="center", fontsize=8)  # fmt: skip
     ax.axvline(50, color="grey", linewidth=0.8, linestyle=":")
     ax.set_yticks(range(len(bots)), [b["bot"] for b in bots])
