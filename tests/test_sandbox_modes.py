@@ -3,9 +3,9 @@ run by an ordinary user (uid 65534, no cgroup it could write) against hostile en
 and what a sandboxed bot sees of the bones package and its checkout under each way of
 installing bones (a wheel, ``pip install -e``, a strict editable install).
 
-Both need root (to become uid 65534, and because a bot of root's runner runs as that
-uid); the install tests build and are marked slow.  The hostile bot is
-tests/protocol_bots/hostile.py; it reports what it managed on stderr."""
+The match tests need root (to become uid 65534); the install tests build and are
+marked slow.  The hostile bot is tests/protocol_bots/hostile.py; it reports what it
+managed on stderr."""
 
 from __future__ import annotations
 
@@ -73,10 +73,9 @@ def _copy_module(name: str, site: Path) -> None:
         shutil.copy2(spec.origin, site / Path(spec.origin).name)
 
 
-def _venv(python: str, where: Path, *, system: bool = False) -> tuple[Path, Path]:
+def _venv(python: str, where: Path) -> tuple[Path, Path]:
     """A venv of ``python`` at ``where`` without pip: ``(its python, its site-packages)``."""
-    argv = [python, "-m", "venv", "--without-pip", str(where)]
-    subprocess.run(argv + (["--system-site-packages"] if system else []), check=True, timeout=120)
+    subprocess.run([python, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
     exe = where / "bin" / "python"
     purelib = subprocess.run(
         [str(exe), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -115,8 +114,6 @@ def nobody() -> Iterator[Path]:
     """A folder uid 65534 can read: ``venv`` (this version of Python, with copies of the
     installed bones package and of what it needs), ``entry`` (a copy of the hostile
     bot); a fresh ``run`` folder of that user's in each test's own folder."""
-    if os.geteuid() != 0:
-        pytest.skip("becomes uid 65534 with setpriv, which needs root")
     python = _interpreter()
     if python is None:
         pytest.skip(f"no Python {sys.version_info[:2]} that uid 65534 can run (folder modes)")
@@ -278,13 +275,14 @@ for folder, dirs, files in os.walk(bytes.fromhex(sys.argv[1]).decode()):
 print(json.dumps({"bones": os.path.dirname(bones.__file__), "seen": sorted(seen)}))
 """
 
-#: Run by each install's own Python (the runner): the probe in the sandbox of ``wrap``.
+#: Run by each install's own Python (the runner): the probe ARGV[1] in the sandbox of
+#: ``wrap``, from the current folder.
 RUNNER = """
 import subprocess, sys
 from bones.protocol.sandbox import Launch, SandboxPolicy, wrap
 probe, checkout = sys.argv[1:]
 argv = [sys.executable, probe, checkout.encode().hex()]
-job = Launch(wrap(argv, SandboxPolicy(), cwd=checkout))
+job = Launch(wrap(argv, SandboxPolicy()))
 try:
     done = subprocess.run(job.argv, capture_output=True, text=True, timeout=60, pass_fds=job.fds)
 finally:
@@ -300,8 +298,6 @@ def builds(tmp_path_factory) -> Path:
     """A copy of this checkout (its tracked files, a ``.git``, and the translated and
     compiled core with their times, so that nothing is compiled again) with a wheel
     built from it in ``wheel/``."""
-    if os.geteuid() != 0:
-        pytest.skip("a bot of root's runner runs as uid 65534, which these builds check")
     if not (CHECKOUT / "setup.py").exists() or shutil.which("git") is None:
         pytest.skip("needs the checkout of bones (setup.py) and git")
     root = tmp_path_factory.mktemp("builds")
@@ -363,40 +359,55 @@ def _install(builds: Path, name: str, mode: str) -> Path:
     return exe
 
 
-@pytest.mark.slow
-@needs_bwrap
-@pytest.mark.parametrize("mode", ["wheel", "editable", "strict"])
-def test_a_bot_sees_the_package_folder_alone(builds, mode):
-    exe = _install(builds, f"venv-{mode}", mode)
-    checkout = builds / "checkout"
-    probe = builds / f"probe-{mode}.py"
+def _seen(exe: Path, checkout: Path, cwd: Path) -> dict:
+    """What a bot that ``exe`` (the runner) sandboxes from the working folder ``cwd``
+    sees of ``checkout``, and where it imports bones from (:data:`PROBE`)."""
+    probe = checkout.parent / "probe.py"  # the entry: outside the checkout
     probe.write_text(PROBE)
     probe.chmod(0o644)
     done = subprocess.run(
         [str(exe), "-c", RUNNER, str(probe), str(checkout)],
-        cwd=checkout,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def _check(report: dict, mode: str, venv: Path, checkout: Path) -> None:
+    """Only the package folder of ``checkout`` is there (and a strict install's link
+    tree, and the folders on their way): no .git, tests, docs, setup.py, build files."""
     seen = [Path(p) for p in report["seen"]]
-    package = checkout / "src"
     if mode == "wheel":
-        assert Path(report["bones"]).is_relative_to(builds / f"venv-{mode}")
+        assert Path(report["bones"]).is_relative_to(venv)
         assert seen == []  # the checkout is not there at all
         return
+    package = checkout / "src"
     links = next(checkout.glob("build/__editable__.*"), None) if mode == "strict" else None
     where = [package] + ([links] if links else [])
     assert report["bones"] == str(links / "bones" if links else package)
     assert any(p.is_relative_to(package) for p in seen)
-    # only the package folder (and a strict install's link tree): no .git, tests, docs,
-    # setup.py, the build folder's other files
     outside = [
         p for p in seen if not any(p.is_relative_to(w) or w.is_relative_to(p) for w in where)
     ]
     assert outside == []
     for name in (".git", "tests", "docs", "setup.py", "pyproject.toml"):
         assert checkout / name not in seen
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("mode", ["wheel", "editable", "strict"])
+def test_a_bot_sees_the_package_folder_alone(builds, mode):
+    venv = builds / f"venv-{mode}"
+    exe = _install(builds, venv.name, mode)
+    checkout = builds / "checkout"
+    elsewhere = builds / f"run-{mode}"
+    elsewhere.mkdir()
+    elsewhere.chmod(0o755)
+    # run from the checkout (its working folder there, empty) and from another folder
+    for cwd in (checkout, elsewhere):
+        _check(_seen(exe, checkout, cwd), mode, venv, checkout)
