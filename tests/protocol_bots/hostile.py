@@ -7,14 +7,15 @@ attempts it plays a random legal index, so a match with it finishes.
 
 Modes (the attempt is made once, at the first ``game_start`` of the process):
 
-* ``proc``: list /proc, read every process's cmdline, environ and fds, look for the
-  runner and try to open the journal (ARG: its path, hex-encoded so that it is not a
-  path on the command line);
+* ``proc``: list /proc, read every process's cmdline, environ and fds, open its
+  memory for writing, look for the runner and try to open the journal (ARG: its path,
+  hex-encoded so that it is not a path on the command line);
 * ``net``: connect to 127.0.0.1:ARG (a port the test listens on) and to 1.1.1.1:53,
   and bind and listen on 127.0.0.1 (reports the port);
 * ``write``: write a file in the folder ARG (hex-encoded), in the working folder, next
   to this script, and in /tmp;
-* ``filltmp``: write 1 MiB blocks to files in /tmp until it fails;
+* ``filltmp``: write 1 MiB blocks to files in /tmp (or the folder ARG, hex-encoded)
+  until it fails, 2 GiB at most;
 * ``memory``: allocate 64 MiB blocks until it fails;
 * ``fork``: start a double-forked, setsid grandchild that runs ``sleep`` forever with
   ARG (a token) in its command line, so that the test can look for it afterwards;
@@ -109,6 +110,11 @@ def attack_proc():
             except OSError as exc:
                 finding(attempt=part, pid=pid, ok=False, error=error(exc))
         try:
+            with open(f"/proc/{pid}/mem", "r+b"):
+                finding(attempt="mem", pid=pid, ok=True)
+        except OSError as exc:
+            finding(attempt="mem", pid=pid, ok=False, error=error(exc))
+        try:
             fds = {}
             for fd in os.listdir(f"/proc/{pid}/fd"):
                 try:
@@ -165,9 +171,10 @@ def attack_write():
 
 def attack_filltmp():
     block = b"x" * (1 << 20)
+    folder = bytes.fromhex(ARG).decode() or "/tmp"
     total, errors, index = 0, [], 0
-    while "ENOSPC" not in errors and len(errors) < 100 and total < (1 << 30):
-        path = f"/tmp/fill-{index}"
+    while "ENOSPC" not in errors and len(errors) < 200 and total < (2 << 30):
+        path = f"{folder}/fill-{index}"
         index += 1
         try:
             with open(path, "wb") as f:
@@ -177,7 +184,7 @@ def attack_filltmp():
                     total += len(block)
         except OSError as exc:
             errors.append(error(exc))
-    finding(attempt="filltmp", written_mb=total >> 20, errors=errors)
+    finding(attempt="filltmp", folder=folder, written_mb=total >> 20, errors=errors)
 
 
 def attack_memory():
