@@ -147,3 +147,24 @@ def test_rules_that_read_seat_values_get_each_seats_hand(monkeypatch):
         seats = [s for side in result.winners for s in game.sides[side]]
         assert game.round.leader == min(seats, key=lambda s: (pips[s], s))
     assert blocked
+
+
+def test_a_seat_value_that_raises_leaves_the_game_as_it_was(monkeypatch):
+    def boom(self, rnd, seat):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(GameRules, "seat_value", boom)
+    for seed in range(60):
+        game = bones.new_game("draw", 4, seed=seed)
+        rng = random.Random(seed)
+        while not game.round.is_over:
+            game.round.play(rng.choice(game.round.legal_moves))
+        result = game.round.result
+        if result.reason != "blocked" or not result.winners:
+            continue
+        before = game.to_msgpack()
+        with pytest.raises(bones.BonesError, match=r"seat_value\(\) raised RuntimeError: boom"):
+            game.next_round()
+        assert game.to_msgpack() == before and not game.results
+        return
+    pytest.fail("no blocked round with a winner in 60 deals")
