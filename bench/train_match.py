@@ -1,4 +1,4 @@
-"""The train games' three speeds side by side in one run, CPU time: the match path
+"""The train games' speeds side by side in one run, CPU time: the match path
 (``bones match random random``, in process, one job), the public API loop and the core.
 
     python bench/train_match.py                          # Mexican Train 4p and Chicken Foot 4p
@@ -8,8 +8,14 @@
 * ``match``: the games of ``bones match random random --variant V --players P --games N``
   played as its worker plays them (``play_games`` on the match's tasks, every hook watched
   and timed, the journal lines made; ``bench/runner_cost.py``'s runner).
-* ``api``: the bare public API loop over as many rounds: ``Round.deal(V, players=P,
-  seed=s)``, then ``play`` of ``rng.choice(round.legal_moves)`` until the round is over.
+* ``api``: the bare public API loop over the same games (issue 33's "API loop": the
+  match's games, each ``new_game(V, P, seed, **options)`` with the match's seed, every
+  round played by ``play`` of ``rng.choice(round.legal_moves)`` and the next one dealt by
+  ``next_round``): the same deals, the same rounds (engines 12-12 down to 0-0) and the
+  game's own bookkeeping, which a match cannot do without either.
+* ``deal_loop``: as many rounds of ``Round.deal(V, players=P, seed=s)`` (each a first
+  round, engine 12-12 or 9-9), each played as in ``api``: the loop this benchmark used
+  before, without the game; kept as a stricter figure (``match_over_deal_loop``).
 * ``core``: ``bones.core.trains.random_playouts`` of the variant's standard deal.
 
 The workloads alternate ``--repeats`` times and each figure is the fastest repeat (the one
@@ -38,8 +44,29 @@ def match_rounds(tasks: list[dict]) -> tuple[int, float]:
     return rounds, seconds
 
 
-def api_rounds(variant: str, players: int, rounds: int) -> tuple[int, float]:
-    """(rounds, CPU seconds) of the bare public API loop."""
+def api_rounds(tasks: list[dict]) -> tuple[int, float]:
+    """(rounds, CPU seconds) of the bare public API loop over the games of ``tasks``."""
+    import bones
+
+    games = [(t["variant"], int(t["players"]), int(t["seed"]), dict(t["options"])) for t in tasks]
+    new_game = bones.new_game
+    choice = random.Random(0).choice
+    rounds = 0
+    t0 = time.process_time()
+    for variant, players, seed, options in games:
+        game = new_game(variant, players, seed, **options)
+        r = game.round
+        while r is not None:
+            while not r.is_over:
+                r.play(choice(r.legal_moves))
+            rounds += 1
+            r = game.next_round()
+    return rounds, time.process_time() - t0
+
+
+def deal_rounds(variant: str, players: int, rounds: int) -> tuple[int, float]:
+    """(rounds, CPU seconds) of ``rounds`` first rounds dealt by ``Round.deal``, played as
+    the API loop plays them."""
     import bones
 
     deal = bones.Round.deal
@@ -129,31 +156,37 @@ def measure(variant: str, players: int, games: int, repeats: int) -> dict:
     _as_worker()
     tasks = _tasks(variant, players, games)
     match_rounds(tasks[:2])  # imports and first calls out of the way
+    api_rounds(tasks[:2])
 
     late = 60 if bones.variant(variant).base == "trains" else 30  # Chicken Foot: shorter rounds
     best: dict[str, float] = {}
     counts: dict[str, int] = {}
-    ratios = []
+    ratios, deal_ratios = [], []
     for _ in range(repeats):
         rounds, dt = match_rounds(tasks)
         rates = {}
         for name, (n, t) in (
             ("match", (rounds, dt)),
-            ("api", api_rounds(variant, players, rounds)),
+            ("api", api_rounds(tasks)),
+            ("deal_loop", deal_rounds(variant, players, rounds)),
             ("core", core_rounds(variant, players, max(rounds, 2000))),
         ):
             rates[name] = n / t
             best[name] = max(best.get(name, 0.0), rates[name])
             counts[name] = n
         ratios.append(rates["match"] / rates["api"])
+        deal_ratios.append(rates["match"] / rates["deal_loop"])
     return {
         "workload": f"{variant} {players}p, random bots, {games} games",
         "rounds_per_repeat": counts,
         "match_rounds_per_cpu_s": round(best["match"]),
         "api_rounds_per_cpu_s": round(best["api"]),
+        "deal_loop_rounds_per_cpu_s": round(best["deal_loop"]),
         "core_rounds_per_cpu_s": round(best["core"]),
         "match_over_api": round(best["match"] / best["api"], 3),
         "match_over_api_per_repeat": [round(min(ratios), 3), round(max(ratios), 3)],
+        "match_over_deal_loop": round(best["match"] / best["deal_loop"], 3),
+        "match_over_deal_loop_per_repeat": [round(min(deal_ratios), 3), round(max(deal_ratios), 3)],
         "observation_us_at_deal": round(observation_us(variant, players, 0), 3),
         f"observation_us_after_{late}": round(observation_us(variant, players, late), 3),
         "decision_parts_us": parts_us(variant, players, late // 2),

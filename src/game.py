@@ -109,6 +109,53 @@ def _check_seed(seed: object) -> int:
     return seed
 
 
+def _in_order(sides: object, n: int) -> bool:
+    """Whether ``sides`` is a tuple of distinct side indices below ``n``, in order."""
+    if type(sides) is not tuple:
+        return False
+    last = -1
+    for v in sides:
+        if type(v) is not int or not last < v < n:
+            return False
+        last = v
+    return True
+
+
+class _SeatValues(Sequence[int]):
+    """``seat_values`` for ``GameRules.next_leader``: each seat's ``seat_value`` of the
+    finished round, asked of the rules when first read (most rules, the train games', lead
+    without them; a round of a game costs no hand counted for nothing)."""
+
+    __slots__ = ("_game", "_round", "_values")
+
+    def __init__(self, game: Game, rnd: Round) -> None:
+        self._game = game
+        self._round = rnd
+        self._values: tuple[int, ...] | None = None
+
+    def _all(self) -> tuple[int, ...]:
+        if self._values is None:
+            game, rnd = self._game, self._round
+            self._values = tuple([game._ask("seat_value", rnd, s) for s in range(game._players)])
+        return self._values
+
+    def __len__(self) -> int:
+        return self._game._players
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _SeatValues):
+            other = other._all()
+        return isinstance(other, (list, tuple)) and list(self._all()) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self._all()))
+
+
 class Game:
     """A game of a variant: ``round`` (the current :class:`~bones.Round`), ``scores`` (per
     side), ``sides``, ``is_over``, ``winners``, ``losers``, ``results`` (each recorded
@@ -314,12 +361,11 @@ class Game:
         index = self._index + 1
         following = None
         if winners is None:
-            values = [self._ask("seat_value", rnd, seat) for seat in range(self._players)]
             leader, extra = self._ask(
                 "next_leader",
                 result,
                 sides=self._sides,
-                seat_values=values,
+                seat_values=_SeatValues(self, rnd),
                 prev_leader=rnd.leader,
                 lot=random_seat(self._seed, index, self._players),
             )
@@ -362,25 +408,19 @@ class Game:
             raise self._broken(f"settle returned {brief(raw)}, not a Settlement")
         scores, state, winners, losers = raw
         n = len(self._sides)
+        # the same checks for every rule set, written to cost little: they run every round
         if (
-            not isinstance(scores, Sequence)
+            not (type(scores) is tuple or isinstance(scores, Sequence))
             or len(scores) != n
-            or any(type(v) is not int for v in scores)
+            or not all([type(v) is int for v in scores])
         ):
             raise self._broken(f"settle gave scores {brief(scores)}, not {n} ints")
-        if any(abs(a - b) > _ROUND_DRIFT for a, b in zip(scores, self._scores, strict=True)):
+        before = self._scores
+        if max([abs(scores[i] - before[i]) for i in range(n)]) > _ROUND_DRIFT:
             raise self._broken(f"settle moved a score by more than {_ROUND_DRIFT} in one round")
-
-        def in_order(sides: object) -> bool:
-            return (
-                isinstance(sides, tuple)
-                and all(type(v) is int for v in sides)
-                and list(sides) == sorted({v for v in sides if 0 <= v < n})
-            )
-
-        if winners is not None and not in_order(winners):
+        if winners is not None and not _in_order(winners, n):
             raise self._broken(f"settle gave winners {brief(winners)}, not sides in order")
-        if not in_order(losers):
+        if not _in_order(losers, n):
             raise self._broken(f"settle gave losers {brief(losers)}, not sides in order")
         if winners is None and losers:
             raise self._broken("settle gave losers of a game that goes on")

@@ -40,9 +40,8 @@ ctypedef struct TrainSnap:
 cdef class TrainSeatView:
     cdef TrainSnap v             # the seat's view when it was made (from a round)
     cdef bint given              # made from given fields (a decoded message), not a round
-    cdef list _pub               # a round's public log entries: the first v.n_events are ours
-    cdef list _own               # (log index, entry) of this seat's own draws: first v.n_own
-    cdef list _placed            # a round's (seat, tile, target): the first v.n_placed
+    cdef bytearray _pub          # a round's public events (TEvent): the first v.n_events are ours
+    cdef bytearray _own          # this seat's own draws in that round (OwnDraw): first v.n_own
     cdef object _to_move         # the seat to move, or None
     cdef object _pending         # the pending target's text, or None
     cdef object _result          # the TrainResult, or None
@@ -61,14 +60,15 @@ cdef class TrainRound:
     cdef str _variant            # the registered variant it was dealt for (None: built-in)
     cdef tuple _scores           # per seat, the game scores before the round
     cdef dict _options           # the variant's options as given when it was dealt
-    cdef list _pub               # the public log entries made so far (shared with views)
-    cdef list _own               # per seat, (index, entry) of its own draws (shared)
-    cdef list _placed            # (seat, tile, target) of the placements made so far (shared)
+    cdef bytearray _pub          # the public events so far, TEvent each (shared with views)
+    cdef list _own               # per seat, a bytearray of its own draws, OwnDraw each (shared)
+    cdef object _result          # the TrainResult once over, made once (undo drops it)
 
     cdef int _check(self) except -1  # TypeError for a round not made by this module
     cdef TrainSeatView _observation(self, int seat)  # observation() of a seat in range
     cdef bint _play_legal(self, int code) except -1  # play code if legal; False if not
     cdef tuple _events(self)
+    cdef object _make_result(self)  # the TrainResult of a round that is over
     cdef void _sync(self) except *
     cdef void _bind(self, object variant, object scores, object options) except *
 

@@ -20,11 +20,14 @@ reads it so (each also in docs/trains.md):
 * ``trains`` is () in Chicken Foot.
 """
 
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
+from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check
+from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 from bones.core.bitops cimport monotonic
 
@@ -59,6 +62,7 @@ SETS = (6, 9, 12)
 DEFAULT_ENGINE_TOES = 4
 
 cdef object _NEW = object()  # the token that lets this module construct rounds and moves
+cdef tuple _NEW_ARGS = (_NEW,)  # the arguments of a view made by a round
 cdef int _MAX_BYTES = 1 << 14  # no round's msgpack comes near this (about 400 bytes)
 cdef list _MOVES = [None] * (TR_CF_BIT << 1)  # interned TrainMove objects by code (15 bits)
 cdef tuple _TEXTS = tuple([str(wide_tile(t)) for t in range(91)])  # tile texts, made once
@@ -72,6 +76,62 @@ cdef tuple _DRAWN = tuple([("draw", s, None, None) for s in range(8)])  # as oth
 cdef tuple _PASSED = tuple([("pass", s, None, None) for s in range(8)])
 cdef tuple _OWN_DRAWS = tuple([("draw", s, _TEXTS[t], None)  # seat * 91 + tile: as s sees it
                                for s in range(8) for t in range(91)])
+
+
+# The log as a round shares it with its views: plain bytes, appended to in C as the round
+# goes (a decision makes no Python object for it), made into entries when a reader asks.
+# ``pub`` holds every event as a TEvent whose drawn tile is hidden (-1); a seat's ``own``
+# holds an OwnDraw per tile it drew.
+ctypedef struct OwnDraw:
+    uint16_t index               # the draw's place in the log
+    int8_t tile                  # the tile drawn
+    uint8_t pad                  # (4 bytes an entry)
+
+
+cdef Py_ssize_t _EV = sizeof(TEvent)  # bytes of an event in ``pub``
+cdef Py_ssize_t _OWN = sizeof(OwnDraw)  # bytes of a draw in ``own``
+
+
+cdef inline const TEvent* _pub_events(bytearray pub):
+    return <const TEvent*>PyByteArray_AS_STRING(pub)
+
+
+cdef tuple _place_of(const TEvent* e, int layout):
+    """The shared ``(log entry, placement)`` of a placement event."""
+    cdef int code = e.tile | e.target << 7 | (TR_CF_BIT if layout else 0)
+    cdef object place = _PLACES.get(e.seat << 16 | code)
+    return <tuple>place if place is not None else _place_entries(e.seat, code)
+
+
+cdef tuple _log_entries(bytearray pub, Py_ssize_t n, bytearray own, Py_ssize_t n_own,
+                        int seat, int layout):
+    """The first n events of ``pub`` as log entries, ``seat``'s first n_own own draws
+    (``own``; None: none) showing their tile."""
+    cdef const TEvent* e = _pub_events(pub)
+    cdef const OwnDraw* d
+    cdef list out = PyList_New(n)
+    cdef Py_ssize_t i
+    for i in range(n):
+        if e[i].kind == EV_PLACE:
+            entry = _place_of(&e[i], layout)[0]
+        elif e[i].kind == EV_DRAW:
+            entry = _DRAWN[e[i].seat]
+        else:
+            entry = _PASSED[e[i].seat]
+        Py_INCREF(entry)
+        PyList_SET_ITEM(out, i, entry)
+    if own is not None:
+        d = <const OwnDraw*>PyByteArray_AS_STRING(own)
+        for i in range(n_own):
+            out[d[i].index] = _OWN_DRAWS[seat * 91 + d[i].tile]
+    return tuple(out)
+
+
+cdef tuple _placements_of(bytearray pub, Py_ssize_t n, int layout):
+    """``(seat, tile, target)`` of the placements among the first n events of ``pub``."""
+    cdef const TEvent* e = _pub_events(pub)
+    cdef Py_ssize_t i
+    return tuple([_place_of(&e[i], layout)[1] for i in range(n) if e[i].kind == EV_PLACE])
 
 
 # --- moves -----------------------------------------------------------------------------
@@ -315,9 +375,8 @@ cdef class TrainRound:
         if self.st is NULL:
             raise MemoryError()
         memset(self.st, 0, sizeof(TrainState))
-        self._pub = []
-        self._own = [[] for _ in range(8)]
-        self._placed = []
+        self._pub = bytearray()
+        self._own = [bytearray() for _ in range(8)]
 
     def __dealloc__(self):
         PyMem_Free(self.st)
@@ -455,10 +514,12 @@ cdef class TrainRound:
         """The moves made so far as one line of text (``12-5@M 5-3@P1 ...``)."""
         cdef TrainMove m
         cdef int i
-        texts = []
+        cdef list texts = PyList_New(self.st.n_plies)  # every round's journal entry has one
         for i in range(self.st.n_plies):
             m = _move_of(self.st.plies[i].move)
-            texts.append(m._text if m._text is not None else str(m))
+            text = m._text if m._text is not None else str(m)
+            Py_INCREF(text)
+            PyList_SET_ITEM(texts, i, text)
         return " ".join(texts)
 
     # --- playing -------------------------------------------------------------------------
@@ -527,11 +588,11 @@ cdef class TrainRound:
         cdef int code = self.st.plies[self.st.n_plies - 1].move
         cdef int n
         ts_undo(self.st)
+        self._result = None  # the round may be over no more, or end otherwise
         n = self.st.n_events
-        if len(self._pub) > n:  # new lists: the views made before keep the old ones whole
-            self._pub = self._pub[:n]
-            self._placed = self._placed[:self.st.n_plies]
-            self._own = [[d for d in own if d[0] < n] for own in self._own]
+        if len(self._pub) > n * _EV:  # new buffers: older views keep theirs whole
+            self._pub = self._pub[:n * _EV]
+            self._own = [own[:_own_before(own, n) * _OWN] for own in self._own]
         return _move_of(code)
 
     def copy(self):
@@ -642,6 +703,11 @@ cdef class TrainRound:
         """The TrainResult once the round is over, else None."""
         if self.st.status == TR_PLAYING:
             return None
+        if self._result is None:  # the referee, the game and the journal all ask for it
+            self._result = self._make_result()
+        return self._result
+
+    cdef object _make_result(self):
         penalties = tuple([ts_penalty(self.st, i) for i in range(self.st.players)])
         if self.st.status == TR_OUT:
             winners = (self.st.out_seat,)
@@ -667,14 +733,16 @@ cdef class TrainRound:
         drawn tiles are hidden (None): see ``log_of``."""
         self._check()
         self._sync()
-        return tuple(self._pub)
+        return _log_entries(self._pub, self.st.n_events, None, 0, 0, self.st.layout)
 
     def log_of(self, seat):
         """``log`` as ``seat`` sees it: its own draws show the tile drawn."""
         self._check()
         cdef int s = _seat(seat, self.st.players, "seat")
         self._sync()
-        return _merged(self._pub, self.st.n_events, self._own[s], len(self._own[s]))
+        own = <bytearray>self._own[s]
+        return _log_entries(self._pub, self.st.n_events, own, len(own) // _OWN, s,
+                            self.st.layout)
 
     @property
     def events(self):
@@ -700,27 +768,30 @@ cdef class TrainRound:
         return tuple(out)
 
     cdef void _sync(self) except *:
-        """Bring the shared log lists (``_pub``, ``_own``, ``_placed``) up to the round's
-        events, each event made into its entry once.  They are only appended to (``undo``
-        gives the round new ones), so a seat's view keeps its prefix of them: a view costs
-        O(1) however long the log."""
-        cdef const TEvent* e
-        cdef int i = len(self._pub), code
-        cdef tuple place
-        while i < self.st.n_events:
-            e = &self.st.events[i]
-            if e.kind == EV_PLACE:
-                code = e.tile | e.target << 7 | (TR_CF_BIT if self.st.layout else 0)
-                place = _PLACES.get(e.seat << 16 | code)
-                if place is None:
-                    place = _place_entries(e.seat, code)
-                self._pub.append(place[0])
-                self._placed.append(place[1])
-            elif e.kind == EV_DRAW:
-                self._pub.append(_DRAWN[e.seat])
-                (<list>self._own[e.seat]).append((i, _OWN_DRAWS[e.seat * 91 + e.tile]))
-            else:
-                self._pub.append(_PASSED[e.seat])
+        """Bring the shared log buffers (``_pub``, ``_own``) up to the round's events: a
+        copy of each new event, the tile of a draw hidden in ``_pub`` and kept in the
+        drawer's ``_own``.  They are only appended to (``undo`` gives the round new ones),
+        so a seat's view keeps its prefix of them: a view costs O(1) however long the log,
+        and no Python object is made until a reader asks for the log."""
+        cdef Py_ssize_t i = len(self._pub) // _EV, n = self.st.n_events, k
+        cdef TEvent* out
+        cdef OwnDraw* d
+        cdef bytearray own
+        if i >= n:
+            return
+        PyByteArray_Resize(self._pub, n * _EV)  # grows in place, amortised
+        out = <TEvent*>PyByteArray_AS_STRING(self._pub)
+        while i < n:
+            out[i] = self.st.events[i]
+            if out[i].kind == EV_DRAW:
+                out[i].tile = -1
+                own = <bytearray>self._own[out[i].seat]
+                k = len(own) // _OWN
+                PyByteArray_Resize(own, (k + 1) * _OWN)
+                d = <OwnDraw*>PyByteArray_AS_STRING(own) + k
+                d.index = <uint16_t>i
+                d.tile = self.st.events[i].tile
+                d.pad = 0
             i += 1
 
     @property
@@ -728,7 +799,7 @@ cdef class TrainRound:
         """``(seat, tile, target)`` of every tile placed, in play order."""
         self._check()
         self._sync()
-        return tuple(self._placed)
+        return _placements_of(self._pub, self.st.n_events, self.st.layout)
 
     @property
     def trains(self):
@@ -770,14 +841,15 @@ cdef class TrainRound:
         if _observation_class is None:
             from bones.core.observation import TrainObservation
             _observation_class = TrainObservation
-        if len(self._pub) < self.st.n_events:
+        if len(self._pub) < self.st.n_events * _EV:
             self._sync()
-        o = <TrainSeatView>_observation_class.__new__(_observation_class, _NEW)
+        # the class's tp_new at once: no lookup of __new__, no argument tuple to make
+        o = <TrainSeatView>(<PyTypeObject*>_observation_class).tp_new(
+            _observation_class, <PyObject*>_NEW_ARGS, NULL)
         _snap(self.st, s, &o.v)
-        o.v.n_own = len(self._own[s])
         o._pub = self._pub
-        o._own = self._own[s]
-        o._placed = self._placed
+        o._own = <bytearray>self._own[s]
+        o.v.n_own = len(o._own) // _OWN
         if self.st.pending >= 0:
             o._pending = _pending_of(self.st.layout, self.st.pending)
         if self.st.status == TR_PLAYING:
@@ -1016,15 +1088,13 @@ cdef tuple _open_ends_of(const TrainSnap* v):
     return tuple([(_TEXTS[t], val) for t, val in out])
 
 
-cdef tuple _merged(list pub, Py_ssize_t n, list own, Py_ssize_t n_own):
-    """The first n public log entries with the first n_own of a seat's own draws (log
-    index, entry) in their places."""
-    cdef Py_ssize_t k
-    out = pub[:n]
-    for k in range(n_own):
-        i, entry = own[k]
-        out[i] = entry
-    return tuple(out)
+cdef Py_ssize_t _own_before(bytearray own, Py_ssize_t n):
+    """How many of the draws in ``own`` come before log index n (they are in log order)."""
+    cdef const OwnDraw* d = <const OwnDraw*>PyByteArray_AS_STRING(own)
+    cdef Py_ssize_t k = 0, m = len(own) // _OWN
+    while k < m and d[k].index < n:
+        k += 1
+    return k
 
 
 cdef class TrainSeatView:
@@ -1145,17 +1215,17 @@ cdef class TrainSeatView:
     @property
     def placements(self):
         """``(seat, tile text, target)`` of every tile placed, in play order."""
-        if self._placements is None:
-            self._placements = tuple((self._placed or [])[:self.v.n_placed])
+        if self._placements is None:  # a view from a round (given views have theirs)
+            self._placements = _placements_of(self._pub, self.v.n_events, self.v.layout)
         return self._placements
 
     @property
     def log(self):
         """The round's log as this seat sees it, ``(kind, seat, tile, target)``: its own
         draws show the tile drawn, the others' are None."""
-        if self._log is None:
-            self._log = _merged(self._pub or [], self.v.n_events, self._own or [],
-                                self.v.n_own)
+        if self._log is None:  # a view from a round (given views have theirs)
+            self._log = _log_entries(self._pub, self.v.n_events, self._own, self.v.n_own,
+                                     self.v.seat, self.v.layout)
         return self._log
 
     @property

@@ -100,9 +100,14 @@ class ReplayError(BonesError, ValueError):
 # Records
 
 
+#: ``json.dumps(obj, separators=(",", ":"))`` made once: dumps makes an encoder per call,
+#: and a worker encodes every game's record.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def encode_record(obj: Mapping[str, Any]) -> str:
     """One journal line (compact JSON, no newline)."""
-    return json.dumps(obj, separators=(",", ":"))
+    return _ENCODER.encode(obj)
 
 
 #: The value of ``mac`` in a header or resume line: the game records after it carry a MAC.
