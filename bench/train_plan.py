@@ -111,6 +111,37 @@ def agreement(players: int = 4, rounds: int = 20) -> None:
     )
 
 
+def stability(players: int = 4, rounds: int = 10, spec: str = "pimc") -> None:
+    """Whether ``spec``'s departures from the planner are signal or noise: at the decisions
+    with a choice of rounds that ``expert`` plays in every seat (seeds 0 to
+    ``rounds - 1``), two copies of ``spec`` on independent samples (bot seeds 1 and 2)
+    are compared with each other and with ``expert``.  A departure the samples support
+    is found again by the second copy; one drawn by noise is not."""
+    expert = make_bot("expert", seed=1)
+    first, second = make_bot(spec, seed=1), make_bot(spec, seed=2)
+    total = same = departs = again = 0
+    for seed in range(rounds):
+        r = TrainRound.deal("trains", players=players, seed=seed)
+        while not r.is_over:
+            observation, legal = r.observation(r.to_move), r.legal_moves
+            move = expert.choose(observation, legal)
+            if len(legal) > 1:
+                one = str(first.choose(observation, legal))
+                two = str(second.choose(observation, legal))
+                total += 1
+                same += one == two
+                if one != str(move):
+                    departs += 1
+                    again += one == two
+            r.play(move)
+    print(
+        f"{players} seats, {rounds} rounds of expert in every seat, {spec}: two copies "
+        f"agreed at {same} of {total} decisions with a choice ({100 * same / total:.1f}%); "
+        f"the first departed from the expert at {departs}, the second made the same "
+        f"departure at {again} ({100 * again / max(1, departs):.1f}%)"
+    )
+
+
 if __name__ == "__main__":
     planner()
     samples()
