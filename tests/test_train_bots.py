@@ -232,30 +232,3 @@ def test_ismcts_reports_its_iterations_and_honours_the_clock():
     assert 1 <= used < 10**6
     with pytest.raises(ValueError, match="iterations"):
         train_ismcts(obs, r.legal_moves, 0, 0.0, "expert", 0.7, 1)
-
-
-def test_pimc_value_changes_the_verdict_and_refuses_unknown_values():
-    """``value=win`` (share of the lowest penalty) and ``value=margin`` (pips over the
-    others' mean) value the same playouts differently: at 4 seats, on the same samples
-    (same seed, no clock), they pick different moves somewhere."""
-    differ = 0
-    for seed in range(12):
-        r = TrainRound.deal("trains", players=4, seed=seed)
-        rng = random.Random(seed)
-        for _ in range(rng.randrange(8, 30)):
-            if r.is_over:
-                break
-            r.play(rng.choice(r.legal_moves))
-        if r.is_over or len(r.legal_moves) < 3:
-            continue
-        obs = r.observation(r.to_move)
-        win = pimc(obs, r.legal_moves, 40, 0.0, "expert", 1, "win")
-        margin = pimc(obs, r.legal_moves, 40, 0.0, "expert", 1, "margin")
-        assert win[1:] == margin[1:]  # the same samples drawn
-        assert pimc(obs, r.legal_moves, 40, 0.0, "expert", 1) == win  # the default
-        differ += win[0] != margin[0]
-    assert differ >= 1
-    with pytest.raises(ValueError, match="value"):
-        pimc(obs, r.legal_moves, 2, 0.0, "expert", 1, "rank")
-    with pytest.raises(ValueError, match="value"):
-        make_bot("pimc:value=rank")

@@ -3,8 +3,6 @@ from collections.abc import Sequence
 from .observation import TrainObservation
 from .trains import TrainMove
 
-VALUES: dict[str, int]
-
 def choose(
     observation: TrainObservation, legal_moves: Sequence[TrainMove], simulations: int, seed: int
 ) -> tuple[TrainMove, int]:
@@ -18,9 +16,7 @@ def pimc(
     time_ms: float,
     policy: str,
     seed: int,
-    value: str = "win",
 ) -> tuple[TrainMove, int, int]:
     """pimc's move in a train game: every legal move played out under ``policy`` on up to
-    ``samples`` determinizations within ``time_ms`` ms of CPU time (0: no clock), each
-    playout valued by ``value`` (``VALUES``: ``win`` or ``margin``);
+    ``samples`` determinizations within ``time_ms`` ms of CPU time (0: no clock);
     ``(move, new_seed, samples_used)``."""

@@ -4,11 +4,9 @@
 ``choose`` is ``montecarlo``: on every sample every legal move is played out at random.
 ``pimc`` plays every legal move out on each of up to ``samples`` samples under a fast
 policy (``bones.core.trainpolicy``: expert, chain, greedy or random) and stops at the budget of
-samples or of CPU time.  A finished playout is worth to the mover, by ``value``: its share
-of the round's winners (the seats with the lowest penalty, as a round is scored), the pip
-margin below breaking ties (``win``); or the mean penalty of the other seats less its own
-(``margin``; penalties are the pips left in the hands).  The move with the best mean wins,
-the first of equals.
+samples or of CPU time.  A finished playout is worth, to the mover, the mean penalty of
+the other seats less its own (penalties are the pips left in the hands); the move with the
+best mean wins, the first of equals.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -25,35 +23,14 @@ from bones.core.trainstate cimport (
 from bones.core.trainpolicy import POLICIES, check_moves
 
 
-cdef enum:
-    VALUE_MARGIN = 0
-    VALUE_WIN = 1
-
-#: How a finished playout is valued (``value``).
-VALUES = {"margin": VALUE_MARGIN, "win": VALUE_WIN}
-# A pip of margin is worth this much of a win in ``win``: a round has fewer than 1,000
-# pips, so the margin only breaks ties between moves that win equally often.
-cdef double TIE_PIP = 1e-4
-
-
-cdef double utility(const TrainState* s, int seat, int value) noexcept nogil:
-    """What the finished round is worth to seat: the others' mean penalty less its own
-    (``margin``), or its share of the lowest penalty plus that margin in TIE_PIPs (``win``)."""
-    cdef int i, own = ts_penalty(s, seat), low = own, lowest = 0
-    cdef double others = 0, margin
+cdef double utility(const TrainState* s, int seat) noexcept nogil:
+    """What the finished round is worth to seat: the others' mean penalty less its own."""
+    cdef int i
+    cdef double others = 0
     for i in range(s.players):
         if i != seat:
             others += ts_penalty(s, i)
-            if ts_penalty(s, i) < low:
-                low = ts_penalty(s, i)
-    margin = others / (s.players - 1) - own
-    if value == VALUE_MARGIN:
-        return margin
-    if own > low:
-        return TIE_PIP * margin
-    for i in range(s.players):
-        lowest += ts_penalty(s, i) == low
-    return 1.0 / lowest + TIE_PIP * margin
+    return others / (s.players - 1) - ts_penalty(s, seat)
 
 
 cdef double now_ms() noexcept nogil:
@@ -65,7 +42,7 @@ cdef double now_ms() noexcept nogil:
 
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
                 int n, double* totals, int samples, double start, double time_ms, int policy,
-                int value, uint64_t* rng) noexcept nogil:
+                uint64_t* rng) noexcept nogil:
     """Add each move's utility over up to samples samples to totals; the samples used.
     The clock (started at ``start``, before the sampler was built) is read before every
     move's playout; a sample cut short is dropped, so every move is scored on the same
@@ -82,7 +59,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
             ts_copy(work, base)
             ts_play(work, codes[i])
             tp_playout(work, policy, rng)
-            cur[i] = utility(work, sampler.seat, value)
+            cur[i] = utility(work, sampler.seat)
         if not over:
             for i in range(n):
                 totals[i] += cur[i]
@@ -90,7 +67,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
     return used
 
 
-cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy, int value,
+cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
                uint64_t seed):
     cdef double start = now_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
@@ -114,7 +91,7 @@ cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy
             raise MemoryError()
         with nogil:
             used = search(sampler, base, work, codes, n, totals, samples, start, time_ms,
-                          policy, value, &rng)
+                          policy, &rng)
     finally:
         PyMem_Free(base)
         PyMem_Free(work)
@@ -130,21 +107,16 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     if simulations < 1:
         raise ValueError(f"simulations must be >= 1, not {simulations}")
     move, rng, _ = run(observation, legal_moves, max(1, simulations // max(1, len(legal_moves))),
-                       0.0, TP_RANDOM, VALUE_MARGIN, seed)
+                       0.0, TP_RANDOM, seed)
     return move, rng
 
 
-def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint64_t seed,
-         str value="win"):
+def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint64_t seed):
     """pimc's move in a train game: every legal move played out under ``policy`` on each
     of up to ``samples`` samples, within ``time_ms`` ms of CPU time (0: no clock, the
-    result then depends only on the seed), each playout valued by ``value`` (``VALUES``);
-    ``(move, new_seed, samples_used)``."""
+    result then depends only on the seed); ``(move, new_seed, samples_used)``."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    if value not in VALUES:
-        raise ValueError(f"value must be one of {', '.join(VALUES)}, not {value!r}")
     if samples < 1:
         raise ValueError(f"samples must be >= 1, not {samples}")
-    return run(observation, legal_moves, samples, time_ms, POLICIES[policy], VALUES[value],
-               seed)
+    return run(observation, legal_moves, samples, time_ms, POLICIES[policy], seed)

@@ -242,9 +242,7 @@ class PIMC(_CompiledBot):
     likely it makes the other seats' placements (``infer``: the belief model's sharpness,
     ``bones.core.belief``; 0 weighs every deal alike; ``None``: :func:`default_infer` of
     the player count).  ``threads`` share the deals out, each with its own clock of
-    ``time_ms``.  In the train games a playout is worth, by ``value``, the seat's share of
-    the round's winners (``win``, the pip margin breaking ties) or its pip margin over the
-    others' mean (``margin``)."""
+    ``time_ms``."""
 
     name = "pimc"
 
@@ -257,7 +255,6 @@ class PIMC(_CompiledBot):
         exact: int = 8,
         threads: int = 1,
         infer: float | None = None,
-        value: str = "win",
         **options: Any,
     ) -> None:
         super().__init__(
@@ -268,11 +265,10 @@ class PIMC(_CompiledBot):
             exact=exact,
             threads=threads,
             infer=infer,
-            value=value,
             **options,
         )
         self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
-        self.threads, self.infer, self.value = threads, infer, value
+        self.threads, self.infer = threads, infer
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
@@ -286,7 +282,6 @@ class PIMC(_CompiledBot):
                 float(self.time_ms),
                 self.policy,
                 self._state,
-                self.value,
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import pimc
@@ -506,13 +501,6 @@ SPECS = (
                 f"{INFER} / (players - 1))",
                 check=_beta,
                 expects="a number from 0 to 100",
-            ),
-            "value": Option(
-                "value",
-                "win",
-                ("win", "margin"),
-                doc="train games: a playout's worth, the seat's share of the round's winners "
-                "(win; the pip margin breaks ties) or its pip margin over the others' mean",
             ),
             **_WEIGHT_OPTIONS,
         },
