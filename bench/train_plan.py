@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections.abc import Iterator
+from typing import Any
 
 from bones.bot import make_bot
 from bones.core.trainplan import best_chain
@@ -88,26 +90,56 @@ def eight_seats() -> None:
     )
 
 
-def agreement(players: int = 4, rounds: int = 20) -> None:
-    """How often ``pimc`` (default budget) picks the move ``expert`` picks, at the
-    decisions with a choice of rounds that ``expert`` plays in every seat (seeds 0 to
-    ``rounds - 1``): pimc's playouts are the expert's own policy, so it can only gain
-    where its samples overturn the expert's choice."""
-    expert, search = make_bot("expert", seed=1), make_bot("pimc", seed=1)
-    same = total = 0
+def expert_decisions(players: int, rounds: int) -> Iterator[tuple[Any, Any, str]]:
+    """The decisions with a choice of rounds that ``expert`` plays in every seat (seeds 0
+    to ``rounds - 1``): ``(observation, legal_moves, the expert's move)``."""
+    expert = make_bot("expert", seed=1)
     for seed in range(rounds):
         r = TrainRound.deal("trains", players=players, seed=seed)
         while not r.is_over:
             observation, legal = r.observation(r.to_move), r.legal_moves
             move = expert.choose(observation, legal)
             if len(legal) > 1:
-                total += 1
-                same += str(search.choose(observation, legal)) == str(move)
+                yield observation, legal, str(move)
             r.play(move)
+
+
+def agreement(players: int = 4, rounds: int = 20) -> None:
+    """How often ``pimc`` (default budget) picks the move ``expert`` picks, at the
+    decisions of :func:`expert_decisions`: pimc's playouts are the expert's own policy, so
+    it can only gain where its samples overturn the expert's choice."""
+    search = make_bot("pimc", seed=1)
+    same = total = 0
+    for observation, legal, move in expert_decisions(players, rounds):
+        total += 1
+        same += str(search.choose(observation, legal)) == move
     print(
         f"{players} seats, {rounds} rounds of expert in every seat: pimc time_ms=20 picked "
         f"the expert's move at {same} of {total} decisions with a choice "
         f"({100 * same / total:.1f}%)"
+    )
+
+
+def stability(players: int = 4, rounds: int = 10, spec: str = "pimc") -> None:
+    """Whether ``spec``'s departures from the planner are signal or noise: at the decisions
+    of :func:`expert_decisions`, two copies of ``spec`` on independent samples (bot seeds
+    1 and 2) are compared with each other and with ``expert``.  A departure the samples
+    support is found again by the second copy; one drawn by noise is not."""
+    first, second = make_bot(spec, seed=1), make_bot(spec, seed=2)
+    total = same = departs = again = 0
+    for observation, legal, move in expert_decisions(players, rounds):
+        one = str(first.choose(observation, legal))
+        two = str(second.choose(observation, legal))
+        total += 1
+        same += one == two
+        if one != move:
+            departs += 1
+            again += one == two
+    print(
+        f"{players} seats, {rounds} rounds of expert in every seat, {spec}: two copies "
+        f"agreed at {same} of {total} decisions with a choice ({100 * same / total:.1f}%); "
+        f"the first departed from the expert at {departs}, the second made the same "
+        f"departure at {again} ({100 * again / max(1, departs):.1f}%)"
     )
 
 
