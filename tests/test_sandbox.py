@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bones.match.runner import MatchConfig, run_match
-from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, wrap
+from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, close_spares, wrap
 
 HERE = Path(__file__).parent
 HOSTILE = HERE / "protocol_bots" / "hostile.py"
@@ -531,6 +531,7 @@ def test_the_launch_puts_bubblewrap_in_the_cgroup_and_removes_it():
                 assert open(os.path.join(folder, "pids.max")).read().strip() == "8"
     finally:
         job.close()  # kills the tree, removes the cgroup
+        close_spares()  # and those made ahead for the next starts
     assert proc.wait(timeout=10) == -9
     assert not any(os.path.exists(folder) for folder in made)
     assert _cgroups() <= before

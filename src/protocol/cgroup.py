@@ -20,10 +20,11 @@ import contextlib
 import itertools
 import os
 import signal
+import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["Cgroup", "Hierarchy", "find"]
+__all__ = ["Cgroup", "Hierarchy", "Spares", "find"]
 
 _MOUNTS = "/proc/self/mounts"
 _OWN = "/proc/self/cgroup"
@@ -291,3 +292,65 @@ class Cgroup:
                     return  # left for _sweep of a later run (an unkillable process)
                 time.sleep(pause)  # short at first: the last process is usually exiting
                 pause = min(pause * 2, 0.02)
+
+
+class Spares:
+    """Cgroups made ahead, off the critical path of a bot's start: a thread keeps
+    ``size`` never-used cgroups of these limits (the arguments of :class:`Cgroup`)
+    ready, and :meth:`take` gives one away for good (made at once when none is ready).
+    No cgroup is given twice: one a bot has used is emptied and removed by its own
+    :meth:`Cgroup.close`, never handed to another bot (whose processes a late close of
+    the first would kill).  :meth:`close` stops the thread and removes the spares."""
+
+    def __init__(
+        self,
+        hierarchy: Hierarchy,
+        memory: int,
+        pids: int,
+        cpus: float = 0.0,
+        count_cpu: bool = False,
+        size: int = 2,
+    ) -> None:
+        self._args = (hierarchy, memory, pids, cpus, count_cpu)
+        self.size = size
+        self.ready: list[Cgroup] = []
+        self._changed = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._fill, name="bones-cgroups", daemon=True)
+        self._thread.start()
+
+    def _fill(self) -> None:
+        while True:
+            with self._changed:
+                while not self._closed and len(self.ready) >= self.size:
+                    self._changed.wait()
+                if self._closed:
+                    return
+            try:
+                group = Cgroup(*self._args)
+            except OSError:
+                return  # take() makes its own, and says why it cannot
+            with self._changed:
+                if not self._closed:
+                    self.ready.append(group)
+                    continue
+            group.close()
+            return
+
+    def take(self) -> Cgroup:
+        """A cgroup no process has been in, for one bot (:class:`OSError` if none can be
+        made)."""
+        with self._changed:
+            group = self.ready.pop(0) if self.ready else None
+            self._changed.notify()
+        return group if group is not None else Cgroup(*self._args)
+
+    def close(self) -> None:
+        """Stop making spares and remove those not taken.  Idempotent."""
+        with self._changed:
+            self._closed = True
+            left, self.ready = self.ready, []
+            self._changed.notify()
+        self._thread.join()
+        for group in left:
+            group.close()

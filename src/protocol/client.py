@@ -190,6 +190,7 @@ class _Stderr:
         self.lock = threading.Lock()
         self.file: IO[bytes] | None = open(log, "ab") if log is not None else None  # noqa: SIM115
         self.log_left = log_limit
+        self.unlogged = log is None  # all it wrote is in tail alone (a bot started ahead)
         self.fd = fd
         self.taken = 0  # bytes read from the pipe (total: those added, a moment later)
         self.reading = threading.Lock()  # held from a read to its count
@@ -240,12 +241,23 @@ class _Stderr:
                     self.log_left = 0
 
     def switch(self, log: str | os.PathLike[str], log_limit: int) -> None:
-        """From now on append to ``log``, at most ``log_limit`` bytes (a new game)."""
+        """From now on append to ``log``, at most ``log_limit`` bytes (a new game); a
+        bot's first log gets what it wrote before (its last ``limit`` bytes)."""
         with self.lock:
             if self.file is not None:
                 self.file.close()
             self.file = open(log, "ab")  # noqa: SIM115  (closed by the drain or the next switch)
             self.log_left = log_limit
+            if self.unlogged:  # what it wrote before its first log: its start-up's, to it
+                self.unlogged = False
+                early = bytes(self.tail[:log_limit])
+                self.log_left -= len(early)
+                with contextlib.suppress(OSError):
+                    self.file.write(early)
+                    self.file.flush()
+            if not self.thread.is_alive():  # drained to its end: nothing more comes
+                self.file.close()
+                self.file = None
 
     def settle(self, timeout: float = 5.0) -> None:
         """Wait until what the bot wrote so far is drained (the bytes in the pipe now, and
@@ -431,10 +443,22 @@ class ExternalBot(Bot):
         return f"external bot {name!r}{pid}"
 
     def start(self) -> None:
-        """Start the process and do the handshake (nothing if it is running)."""
+        """Start the process and do the handshake (nothing if it is running; after
+        :meth:`spawn`, the handshake alone)."""
         if self._proc is None:
             self._spawn()
+        if self.info is None:
             self._handshake()
+
+    def spawn(self) -> None:
+        """Start the process and send ``hello`` without waiting for the answer: the bot
+        starts up while this process does something else (``bones match --sandbox``
+        starts the next game's bot during a game), and :meth:`start` then reads its
+        hello.  The bot has ``handshake_time`` seconds from now to answer, or until
+        :meth:`start` if that comes later and its answer is waiting then (the game
+        before lasted longer)."""
+        if self._proc is None:
+            self._spawn()
 
     @staticmethod
     def start_all(bots: Sequence[ExternalBot]) -> None:
@@ -511,6 +535,8 @@ class ExternalBot(Bot):
 
     def _handshake(self) -> None:
         deadline = self._started + self.handshake_time
+        if time.monotonic() >= deadline and self._rpoll.poll(0):  # spawned long ago (spawn)
+            deadline = time.monotonic() + self.handshake_time  # and it answered: read it
         self._window = self.handshake_time
         self._flush(deadline, "the handshake")
         msg = self._receive(deadline, "its hello (the handshake)")
@@ -527,7 +553,7 @@ class ExternalBot(Bot):
         self.log = log
         if limit is not None:
             self.log_limit = limit
-        if self._stderr is not None and self.alive:
+        if self._stderr is not None and self._proc is not None:  # one spawned ahead may be dead
             self._stderr.settle()
             self._stderr.switch(log, self.log_limit)
 

@@ -257,6 +257,45 @@ def _hierarchy() -> Hierarchy | None:
     return cgroup.find()
 
 
+#: This process's spare cgroups, by their limits (:class:`bones.protocol.cgroup.Spares`).
+_SPARES: dict[tuple[int, int, float, bool], cgroup.Spares] = {}
+_SPARES_LOCK = threading.Lock()
+
+
+def _spares(limits: tuple[int, int, float, bool], hierarchy: Hierarchy) -> cgroup.Spares:
+    with _SPARES_LOCK:
+        if not _SPARES:  # at exit, the spares are removed: a worker ends without atexit
+            import atexit
+            import multiprocessing.util
+
+            atexit.register(close_spares)
+            multiprocessing.util.Finalize(None, close_spares, exitpriority=5)
+        found = _SPARES.get(limits)
+        if found is None:
+            found = _SPARES[limits] = cgroup.Spares(hierarchy, *limits)
+        return found
+
+
+def close_spares() -> None:
+    """Remove the spare cgroups this process made ahead (at exit).  Idempotent."""
+    with _SPARES_LOCK:
+        spares = list(_SPARES.values())
+        _SPARES.clear()
+    for one in spares:
+        one.close()
+
+
+def _forget_spares() -> None:
+    """In a forked child: the parent's spares are the parent's (never the child's to take
+    or remove), and its thread is not in the child."""
+    _SPARES.clear()
+    global _SPARES_LOCK
+    _SPARES_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_spares)
+
+
 def limits(policy: SandboxPolicy | None = None) -> str:
     """One line saying which limits :func:`wrap` puts in force here (for the match's
     log): the rlimits, the cgroup limits if a writable hierarchy exists, the filter."""
@@ -352,7 +391,7 @@ class Launch:
             values.get("count_cpu") == "1",
         )
         try:
-            self.cgroup = cgroup.Cgroup(hierarchy, *limits)
+            self.cgroup = _spares(limits, hierarchy).take()
         except OSError as exc:
             raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
         # the shell's pid is bubblewrap's after exec: every process of the bot is inside

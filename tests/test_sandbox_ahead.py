@@ -1,0 +1,195 @@
+"""``bones match --sandbox`` starts each game's bot ahead, during the game before (a fresh
+process per game still), and takes each bot's cgroup from spares made ahead: what is
+started ahead and never used leaves nothing behind, a bot that crashes when started
+ahead fails its own game, and no cgroup is ever given to a second bot."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from test_sandbox import _cgroups, _gone, _hierarchy, _running, needs_bwrap, needs_cgroup, play
+
+from bones.match import driver
+from bones.match.schedule import MatchConfig, plan
+from bones.protocol.sandbox import Launch, SandboxPolicy, wrap
+
+RANDOM_BOT = Path(__file__).parent.parent / "examples" / "python" / "random_bot.py"
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left():
+    yield
+    driver._close_externals()  # what a test left started ahead
+
+
+def _crashes_on_start(tmp_path: Path, which: int) -> str:
+    """A bot script that counts its starts in a folder and crashes at start ``which``."""
+    (tmp_path / "starts").mkdir()
+    script = tmp_path / "bot.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, sys
+            count = 1
+            while True:  # its number: the first free file name (starts run at once)
+                try:
+                    os.close(os.open(os.path.join(sys.argv[1], str(count)), os.O_CREAT | os.O_EXCL))
+                    break
+                except FileExistsError:
+                    count += 1
+            if count == {which}:
+                sys.stderr.write("crash at start %d\\n" % count)
+                sys.exit(3)
+            os.execv(sys.executable, [sys.executable, {str(RANDOM_BOT)!r}])
+            """
+        )
+    )
+    return shlex.join([sys.executable, str(script), str(tmp_path / "starts")])
+
+
+def _starts(tmp_path: Path, count: int, wait: float = 10.0) -> bool:
+    """Whether the bot of :func:`_crashes_on_start` has started ``count`` times (soon)."""
+    end = time.monotonic() + wait
+    path = tmp_path / "starts"
+    while len(os.listdir(path)) != count:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_the_next_games_bots_are_started_ahead_and_told_nothing(tmp_path):
+    command = tuple(shlex.split(_crashes_on_start(tmp_path, 0)))
+    bot = driver._take_external(command, 0, 11, 5.0, fresh=True)
+    assert bot.alive and bot.info is not None and bot.seed == 11
+    ahead = driver._AHEAD[command]
+    assert len(ahead) == driver.AHEAD >= 1 and all(error is None for _, error in ahead)
+    for one, _ in ahead:
+        assert one.alive and one is not bot and one.pid != bot.pid
+        assert one.seat == -1 and one.info is None  # its hello sent, nothing more
+    assert _starts(tmp_path, 1 + driver.AHEAD)  # they run meanwhile
+    first = ahead[0][0]
+    nxt = driver._take_external(command, 1, 12, 5.0, fresh=True)
+    assert nxt is first and nxt.info is not None and nxt.seat == 1 and nxt.seed == 12
+    assert _starts(tmp_path, 2 + driver.AHEAD)  # one more ahead in its place
+    for one in (bot, nxt):
+        one.close()
+
+
+def test_bots_started_ahead_and_never_used_leave_no_process():
+    token = str(uuid.uuid4().int % (1 << 62))  # the bot's seed: in its command line
+    command = (sys.executable, str(RANDOM_BOT), token)
+    bot = driver._take_external(command, 0, 1, 5.0, fresh=True)
+    end = time.monotonic() + 10
+    while len(_running(token)) < 1 + driver.AHEAD and time.monotonic() < end:
+        time.sleep(0.01)  # those started ahead run their command soon
+    assert len(_running(token)) == 1 + driver.AHEAD  # this game's and the next ones'
+    bot.close()
+    driver._close_externals()
+    assert _gone(token) and driver._AHEAD == {}
+
+
+def test_a_bot_that_crashes_when_started_ahead_fails_its_own_game(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    config = MatchConfig(
+        bots=("cmd:" + _crashes_on_start(tmp_path, 2), "random"),
+        games=2,
+        seed=3,
+        timeout=10.0,
+        bot_logs=str(logs),
+    )
+    the_plan = plan(config)
+    first = driver.play_game(dict(the_plan.task(0), fresh=True))
+    assert first["forfeit"] is None
+    second = driver.play_game(dict(the_plan.task(1), fresh=True))
+    seat = second["seat_bots"].index(0)  # the cmd: bot's seat in the second game
+    assert second["forfeit"]["seat"] == seat and second["forfeit"]["reason"] == "crash"
+    log = logs / f"game-1-seat-{seat}.log"
+    assert "crash at start 2" in log.read_text()  # its stderr from before its game
+    assert _starts(tmp_path, 2 + driver.AHEAD)  # and those of the next games
+
+
+# -- cgroups made ahead, each used once ------------------------------------------------
+
+
+@needs_cgroup
+def test_spare_cgroups_are_never_given_twice_and_removed_at_close():
+    from bones.protocol.cgroup import Spares
+
+    spares = Spares(_hierarchy(), 64 << 20, 8, size=2)
+    seen: set[str] = set()
+    try:
+        for _ in range(6):
+            group = spares.take()
+            assert group.folders and not set(group.folders) & seen
+            assert all(os.path.isdir(f) for f in group.folders)
+            seen |= set(group.folders)
+            group.close()
+        while len(spares.ready) < 2:  # the thread makes them again
+            os.sched_yield()
+        left = [f for group in spares.ready for f in group.folders]
+        assert not set(left) & seen
+    finally:
+        spares.close()
+    assert not any(os.path.exists(f) for f in [*seen, *left])
+
+
+@needs_cgroup
+def test_every_start_gets_a_cgroup_no_bot_has_used():
+    before = _cgroups()
+    argv = wrap([sys.executable, "-c", "pass"], SandboxPolicy(memory_mb=64, processes=8), cwd="/")
+    names: list[str] = []
+    per_start = set()
+    for _ in range(5):
+        job = Launch(argv)
+        try:
+            assert job.cgroup is not None
+            folders = job.cgroup.folders
+            assert not set(folders) & before and all(os.path.isdir(f) for f in folders)
+            names += [os.path.basename(f) for f in folders]
+            per_start.add(len(folders))
+        finally:
+            job.close()
+        assert not any(os.path.exists(f) for f in folders)  # removed: never given again
+    assert len(per_start) == 1 and len(names) == 5 * per_start.pop()
+    assert len(set(names)) == 5  # one name per start (the same in each hierarchy)
+
+
+@needs_cgroup
+def test_a_match_leaves_no_bot_and_no_cgroup_behind(tmp_path):
+    """The bot started ahead for a game that never comes is ended with its worker: its
+    process and its cgroup gone, as the spare cgroups."""
+    before = _cgroups()
+    token = str(uuid.uuid4().int % (1 << 62))
+    bot = "cmd:" + shlex.join([sys.executable, str(RANDOM_BOT), token])
+    summary, _ = play(tmp_path, (bot, "greedy"), games=4)
+    assert summary["counted"] == 4 and not any(
+        sum(row["forfeits"].values()) for row in summary["bots"]
+    )
+    assert _gone(token)
+    assert _cgroups() <= before
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_started_ahead_plays_its_game(tmp_path):
+    """Spawned by the worker's own thread (a bot spawned by a thread that ends is killed
+    with it: bubblewrap's --die-with-parent), it is alive when its game comes."""
+    token = str(uuid.uuid4().int % (1 << 62))
+    command = tuple(wrap([sys.executable, str(RANDOM_BOT), token], cwd=str(tmp_path)))
+    bot = driver._take_external(command, 0, 1, 5.0, fresh=True)
+    bot.close()
+    (ahead, error), *_ = driver._AHEAD[command]
+    assert error is None
+    nxt = driver._take_external(command, 1, 2, 5.0, fresh=True)
+    assert nxt is ahead and nxt.alive and nxt.ping(5.0) >= 0
+    nxt.close()
+    driver._close_externals()
+    assert _gone(token)
