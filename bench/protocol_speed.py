@@ -298,10 +298,13 @@ def start_cost(starts: int) -> int:
             f"{q[0] * 1000:.1f} / {q[2] * 1000:.1f}); CPU {cpu * 1000:.1f} ms"
         )
     pairs = sorted(b - a for a, b in zip(times["plain"], times["--sandbox"], strict=True))
-    cpu = statistics.mean(cpus["--sandbox"]) - statistics.mean(cpus["plain"])
+    more = [b - a for a, b in zip(cpus["plain"], cpus["--sandbox"], strict=True)]
+    cpu = statistics.mean(more)
+    half = 1.96 * statistics.stdev(more) / len(more) ** 0.5  # the starts are independent
     print(
         f"the sandbox's own cost: {statistics.median(pairs) * 1000:.1f} ms a start (median), "
-        f"{cpu * 1000:.1f} ms of CPU (mean)"
+        f"{cpu * 1000:.1f} ms of CPU (mean; 95% interval [{(cpu - half) * 1000:.1f}, "
+        f"{(cpu + half) * 1000:.1f}])"
     )
     return 0
 
