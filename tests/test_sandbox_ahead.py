@@ -5,6 +5,7 @@ ahead fails its own game, and no cgroup is ever given to a second bot."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
@@ -122,9 +123,9 @@ def test_a_bot_that_crashes_when_started_ahead_fails_its_own_game(tmp_path):
 
 @needs_cgroup
 def test_spare_cgroups_are_never_given_twice_and_removed_at_close():
-    from bones.protocol.cgroup import Spares
+    from bones.protocol.cgroup import Cgroup, Spares
 
-    spares = Spares(_hierarchy(), 64 << 20, 8, size=2)
+    spares = Spares(functools.partial(Cgroup, _hierarchy(), 64 << 20, 8), size=2)
     seen: set[str] = set()
     try:
         for _ in range(6):

@@ -22,6 +22,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Cgroup", "Hierarchy", "Spares", "find"]
@@ -296,22 +297,14 @@ class Cgroup:
 
 class Spares:
     """Cgroups made ahead, off the critical path of a bot's start: a thread keeps
-    ``size`` never-used cgroups of these limits (the arguments of :class:`Cgroup`)
+    ``size`` never-used cgroups made by ``make`` (a :class:`Cgroup` of given limits)
     ready, and :meth:`take` gives one away for good (made at once when none is ready).
     No cgroup is given twice: one a bot has used is emptied and removed by its own
     :meth:`Cgroup.close`, never handed to another bot (whose processes a late close of
     the first would kill).  :meth:`close` stops the thread and removes the spares."""
 
-    def __init__(
-        self,
-        hierarchy: Hierarchy,
-        memory: int,
-        pids: int,
-        cpus: float = 0.0,
-        count_cpu: bool = False,
-        size: int = 2,
-    ) -> None:
-        self._args = (hierarchy, memory, pids, cpus, count_cpu)
+    def __init__(self, make: Callable[[], Cgroup], size: int = 2) -> None:
+        self._make = make
         self.size = size
         self.ready: list[Cgroup] = []
         self._changed = threading.Condition()
@@ -327,7 +320,7 @@ class Spares:
                 if self._closed:
                     return
             try:
-                group = Cgroup(*self._args)
+                group = self._make()
             except OSError:
                 return  # take() makes its own, and says why it cannot
             with self._changed:
@@ -343,7 +336,7 @@ class Spares:
         with self._changed:
             group = self.ready.pop(0) if self.ready else None
             self._changed.notify()
-        return group if group is not None else Cgroup(*self._args)
+        return group if group is not None else self._make()
 
     def close(self) -> None:
         """Stop making spares and remove those not taken.  Idempotent."""

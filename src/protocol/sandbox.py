@@ -272,7 +272,8 @@ def _spares(limits: tuple[int, int, float, bool], hierarchy: Hierarchy) -> cgrou
             multiprocessing.util.Finalize(None, close_spares, exitpriority=5)
         found = _SPARES.get(limits)
         if found is None:
-            found = _SPARES[limits] = cgroup.Spares(hierarchy, *limits)
+            make = functools.partial(cgroup.Cgroup, hierarchy, *limits)
+            found = _SPARES[limits] = cgroup.Spares(make)
         return found
 
 
