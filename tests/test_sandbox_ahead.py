@@ -31,7 +31,8 @@ def _nothing_left():
 
 
 def _crashes_on_start(tmp_path: Path, which: int) -> str:
-    """A bot script that counts its starts in a folder and crashes at start ``which``."""
+    """A bot script that counts its starts in a folder and crashes at start ``which`` and
+    later ones (0: never); starts that run at once may take their numbers in any order."""
     (tmp_path / "starts").mkdir()
     script = tmp_path / "bot.py"
     script.write_text(
@@ -45,7 +46,7 @@ def _crashes_on_start(tmp_path: Path, which: int) -> str:
                     break
                 except FileExistsError:
                     count += 1
-            if count == {which}:
+            if {which} and count >= {which}:
                 sys.stderr.write("crash at start %d\\n" % count)
                 sys.exit(3)
             os.execv(sys.executable, [sys.executable, {str(RANDOM_BOT)!r}])
@@ -114,7 +115,7 @@ def test_a_bot_that_crashes_when_started_ahead_fails_its_own_game(tmp_path):
     seat = second["seat_bots"].index(0)  # the cmd: bot's seat in the second game
     assert second["forfeit"]["seat"] == seat and second["forfeit"]["reason"] == "crash"
     log = logs / f"game-1-seat-{seat}.log"
-    assert "crash at start 2" in log.read_text()  # its stderr from before its game
+    assert "crash at start " in log.read_text()  # its stderr from before its game
     assert _starts(tmp_path, 2 + driver.AHEAD)  # and those of the next games
 
 
