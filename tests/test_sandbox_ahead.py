@@ -195,3 +195,23 @@ def test_a_sandboxed_bot_started_ahead_plays_its_game(tmp_path):
     nxt.close()
     driver._close_externals()
     assert _gone(token)
+
+
+def test_a_hello_waiting_past_the_handshake_time_is_read_and_a_silent_bot_times_out():
+    """A bot spawned ahead whose game comes after its handshake time: the hello it sent
+    in the meantime is read; one that never says hello fails its handshake (timeout)."""
+    from bones.protocol.client import ExternalBot, ExternalBotError
+
+    bot = ExternalBot([sys.executable, str(RANDOM_BOT)], handshake_time=0.5, start=False)
+    bot.spawn()
+    time.sleep(1.5)  # the game before, longer than its handshake time
+    bot.start()
+    assert bot.info is not None and bot.ping(5.0) >= 0
+    bot.close()
+    silent = [sys.executable, "-c", "import time; time.sleep(60)"]
+    quiet = ExternalBot(silent, handshake_time=0.5, start=False)
+    quiet.spawn()
+    time.sleep(1.0)
+    with pytest.raises(ExternalBotError) as caught:
+        quiet.start()
+    assert caught.value.kind == "timeout" and not quiet.alive

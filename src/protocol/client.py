@@ -459,6 +459,7 @@ class ExternalBot(Bot):
         before lasted longer)."""
         if self._proc is None:
             self._spawn()
+            self._flush(self._started + self.handshake_time, "the handshake")  # the hello
 
     @staticmethod
     def start_all(bots: Sequence[ExternalBot]) -> None:
@@ -553,7 +554,7 @@ class ExternalBot(Bot):
         self.log = log
         if limit is not None:
             self.log_limit = limit
-        if self._stderr is not None and self._proc is not None:  # one spawned ahead may be dead
+        if self._stderr is not None:  # one spawned ahead may have died: its last words too
             self._stderr.settle()
             self._stderr.switch(log, self.log_limit)
 
