@@ -30,6 +30,14 @@ def _nothing_left():
     driver._close_externals()  # what a test left started ahead
 
 
+@pytest.fixture
+def _unfrozen(monkeypatch):
+    """Bots of a plain command started ahead, unfrozen (there is no freezer for them):
+    the tests of what starting ahead does, apart from the freeze."""
+    monkeypatch.setattr(driver, "_ahead", lambda command: driver.AHEAD)
+    monkeypatch.setattr(driver, "HOLD", None)
+
+
 def _crashes_on_start(tmp_path: Path, which: int) -> str:
     """A bot script that counts its starts in a folder and crashes at start ``which`` and
     later ones (0: never); starts that run at once may take their numbers in any order."""
@@ -67,7 +75,7 @@ def _starts(tmp_path: Path, count: int, wait: float = 10.0) -> bool:
     return True
 
 
-def test_the_next_games_bots_are_started_ahead_and_told_nothing(tmp_path):
+def test_the_next_games_bots_are_started_ahead_and_told_nothing(tmp_path, _unfrozen):
     command = tuple(shlex.split(_crashes_on_start(tmp_path, 0)))
     bot = driver._take_external(command, 0, 11, 5.0, fresh=True)
     assert bot.alive and bot.info is not None and bot.seed == 11
@@ -85,7 +93,7 @@ def test_the_next_games_bots_are_started_ahead_and_told_nothing(tmp_path):
         one.close()
 
 
-def test_bots_started_ahead_and_never_used_leave_no_process():
+def test_bots_started_ahead_and_never_used_leave_no_process(_unfrozen):
     token = str(uuid.uuid4().int % (1 << 62))  # the bot's seed: in its command line
     command = (sys.executable, str(RANDOM_BOT), token)
     bot = driver._take_external(command, 0, 1, 5.0, fresh=True)
@@ -98,7 +106,7 @@ def test_bots_started_ahead_and_never_used_leave_no_process():
     assert _gone(token) and driver._AHEAD == {}
 
 
-def test_a_bot_that_crashes_when_started_ahead_fails_its_own_game(tmp_path):
+def test_a_bot_that_crashes_when_started_ahead_fails_its_own_game(tmp_path, _unfrozen):
     logs = tmp_path / "logs"
     logs.mkdir()
     config = MatchConfig(
@@ -215,3 +223,130 @@ def test_a_hello_waiting_past_the_handshake_time_is_read_and_a_silent_bot_times_
     with pytest.raises(ExternalBotError) as caught:
         quiet.start()
     assert caught.value.kind == "timeout" and not quiet.alive
+
+
+# -- bots started ahead are frozen until their game ------------------------------------
+
+needs_freezer = pytest.mark.skipif(
+    not os.path.exists("/usr/bin/bwrap") or _hierarchy() is None or _hierarchy().freezer is None,
+    reason="no writable cgroup freezer: no bot is started ahead",
+)
+
+#: A hostile bot: it and a child it forks count in loops, and write their counts to its
+#: stderr, from its start on; then it plays (the random bot).
+COUNTER = """
+import os, runpy, sys, threading
+
+def count(who):
+    n = 0
+    while True:
+        n += 1
+        if n % 5000 == 0:
+            os.write(2, b"%s %d\\n" % (who, n))
+
+if os.fork() == 0:
+    count(b"child")
+threading.Thread(target=count, args=(b"parent",), daemon=True).start()
+sys.argv = [sys.argv[1]]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def _counts(bot) -> dict[bytes, int]:
+    """The last count of each counting process of :data:`COUNTER` in ``bot``'s stderr."""
+    bot._stderr.settle()
+    last: dict[bytes, int] = {}
+    for line in bot.stderr_text().encode().splitlines():
+        who, _, n = line.partition(b" ")
+        if who in (b"parent", b"child") and n.isdigit():
+            last[who] = int(n)
+    return last
+
+
+def _frozen(bot, wait: float = 10.0) -> bool:
+    end = time.monotonic() + wait
+    while bot._launch._frozen_at is None:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@needs_freezer
+def test_a_bot_started_ahead_and_its_child_count_nothing_while_they_wait(tmp_path):
+    """Frozen once it answered its hello (or half a second after its spawn), a bot
+    started ahead does not run until its game, nor does the child it forked: it cannot
+    listen to the bots playing."""
+    (tmp_path / "bot.py").write_text(COUNTER)
+    command = tuple(
+        wrap([sys.executable, str(tmp_path / "bot.py"), str(RANDOM_BOT)], cwd=str(tmp_path))
+    )
+    assert driver._ahead(command) == driver.AHEAD
+    driver._spawn_ahead(command, 10.0)
+    (bot, error), *_ = driver._AHEAD[command]
+    assert error is None and _frozen(bot)
+    time.sleep(0.1)  # what they wrote before the freeze, drained
+    before = _counts(bot)
+    assert set(before) == {b"parent", b"child"}  # both counted until the freeze
+    time.sleep(1.0)  # the game before: a second of it
+    assert _counts(bot) == before  # not one more loop
+    taken = driver._take_external(command, 0, 1, 10.0, fresh=True)
+    assert taken is bot and bot.info is not None and bot.ping(10.0) >= 0
+    end = time.monotonic() + 10
+    while not all(_counts(bot).get(who, 0) > before[who] for who in before):
+        assert time.monotonic() < end  # thawed, both count again
+        time.sleep(0.05)
+    bot.close()
+
+
+@needs_freezer
+def test_a_bot_frozen_before_its_hello_still_passes_its_handshake(tmp_path):
+    """Its time frozen is not counted against its handshake time: a bot that needs more
+    CPU before its hello than it had until the freeze answers after the thaw."""
+    from bones.protocol.client import ExternalBot
+
+    slow = tmp_path / "bot.py"
+    slow.write_text(
+        "import runpy, sys, time\n"
+        "t = time.process_time()\n"
+        "while time.process_time() - t < 1.0:\n"  # CPU time: it stops when frozen
+        "    pass\n"
+        "sys.argv = [sys.argv[1]]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    command = wrap([sys.executable, str(slow), str(RANDOM_BOT)], cwd=str(tmp_path))
+    bot = ExternalBot(command, handshake_time=4.0, start=False)
+    bot.spawn(hold=0.3)
+    assert _frozen(bot) and bot.info is None
+    time.sleep(5.0)  # longer than its handshake time, frozen
+    bot.start()
+    assert bot.info is not None and bot.ping(10.0) >= 0
+    bot.close()
+
+
+@needs_freezer
+def test_a_frozen_bot_never_used_is_killed_and_its_cgroups_removed(tmp_path):
+    token = str(uuid.uuid4().int % (1 << 62))
+    command = tuple(wrap([sys.executable, str(RANDOM_BOT), token], cwd=str(tmp_path)))
+    driver._spawn_ahead(command, 10.0)
+    (bot, error), *_ = driver._AHEAD[command]
+    assert error is None and _frozen(bot)
+    group = bot._launch.cgroup
+    assert group.frozen and group.freezer in group.folders
+    folders = list(group.folders)
+    assert all(os.path.isdir(f) for f in folders) and _running(token)
+    driver._close_externals()
+    assert _gone(token) and not any(os.path.exists(f) for f in folders)
+
+
+def test_no_bot_is_started_ahead_where_it_cannot_be_frozen():
+    """A bot with no cgroup freezer (here: not sandboxed) gets a process when its game
+    comes, none ahead: a process group stopped by SIGSTOP would not hold a bot that left
+    it (setsid)."""
+    token = str(uuid.uuid4().int % (1 << 62))
+    command = (sys.executable, str(RANDOM_BOT), token)
+    assert driver._ahead(command) == 0
+    bot = driver._take_external(command, 0, 1, 5.0, fresh=True)
+    assert bot.info is not None and not driver._AHEAD.get(command)
+    assert len(_running(token)) == 1
+    bot.close()

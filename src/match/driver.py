@@ -7,6 +7,7 @@ and anything the bot raises or answers wrong turned into a forfeit of its seat."
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -251,6 +252,10 @@ _CLOSING: list[threading.Thread] = []
 #: to hide a sandboxed start (tens of ms, mostly waiting in the kernel to join the
 #: bot's cgroups) behind games of a few ms.
 AHEAD = 3
+#: ``--sandbox``: a bot started ahead is frozen once it answered its hello, or this many
+#: seconds after its spawn at the latest (so that a late hello buys no time to run), until
+#: its game: while it waits it cannot listen to the bots playing (CPU contention).
+HOLD = 0.5
 #: ``--sandbox``: the bots spawned ahead, by command, for the next games (each with the
 #: error of its spawn, if any); closed at exit.
 _AHEAD: dict[tuple[str, ...], list[tuple[Any, BaseException | None]]] = {}
@@ -259,7 +264,8 @@ _AHEAD: dict[tuple[str, ...], list[tuple[Any, BaseException | None]]] = {}
 def _spawn_ahead(command: tuple[str, ...], handshake: float) -> None:
     """Start the next game's fresh bot of ``command`` now (``--sandbox``): its start-up
     runs beside the current game, on any CPU (the worker's plays the game), and it is
-    sent its hello and nothing else until its own game (:meth:`ExternalBot.spawn`).
+    sent its hello and nothing else until its own game, frozen once it answered
+    (:meth:`ExternalBot.spawn`; only where it can be: :func:`_ahead`).
     The spawn is made by this thread, which lives on: a bot started by a thread that
     ends would be killed with it (bubblewrap's ``--die-with-parent``)."""
     from ..protocol.client import ExternalBot
@@ -271,7 +277,7 @@ def _spawn_ahead(command: tuple[str, ...], handshake: float) -> None:
         if pinned is not None:
             with contextlib.suppress(OSError, ValueError):
                 os.sched_setaffinity(0, range(os.cpu_count() or 1))
-        bot.spawn()
+        bot.spawn(hold=HOLD)
     except Exception as exc:  # noqa: BLE001  (reported on the game that takes it)
         error = exc
     finally:
@@ -280,6 +286,16 @@ def _spawn_ahead(command: tuple[str, ...], handshake: float) -> None:
                 os.sched_setaffinity(0, pinned)
     with _EXTERNAL_LOCK:
         _AHEAD.setdefault(command, []).append((bot, error))
+
+
+@functools.lru_cache(maxsize=64)
+def _ahead(command: tuple[str, ...]) -> int:
+    """How many bots of ``command`` to start ahead: :data:`AHEAD` where they can be
+    frozen while they wait, else none (a stopped process group would not hold a bot
+    that left it with setsid)."""
+    from ..protocol.sandbox import freezable
+
+    return AHEAD if freezable(command) else 0
 
 
 def _close_externals() -> None:
@@ -372,8 +388,8 @@ def _take_external(
     except ExternalBotError as exc:
         raise ExternalBotError(seat, exc.message, exc.kind) from None
     finally:
-        while fresh and len(_AHEAD.get(command, ())) < AHEAD:  # the next games', whatever
-            _spawn_ahead(command, handshake)  # became of this one
+        while fresh and len(_AHEAD.get(command, ())) < _ahead(command):  # the next games',
+            _spawn_ahead(command, handshake)  # whatever became of this one
     bot.seat = seat
     return bot
 

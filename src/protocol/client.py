@@ -444,22 +444,37 @@ class ExternalBot(Bot):
 
     def start(self) -> None:
         """Start the process and do the handshake (nothing if it is running; after
-        :meth:`spawn`, the handshake alone)."""
+        :meth:`spawn`, the handshake alone, the bot thawed first)."""
         if self._proc is None:
             self._spawn()
+        if self._launch is not None and self._launch.held:
+            self._started += self._launch.release()  # its frozen time is not its own
         if self.info is None:
             self._handshake()
 
-    def spawn(self) -> None:
+    def spawn(self, hold: float | None = None) -> None:
         """Start the process and send ``hello`` without waiting for the answer: the bot
         starts up while this process does something else (``bones match --sandbox``
         starts the next game's bot during a game), and :meth:`start` then reads its
-        hello.  The bot has ``handshake_time`` seconds from now to answer, or until
-        :meth:`start` if that comes later and its answer is waiting then (the game
-        before lasted longer)."""
+        hello.  The bot has ``handshake_time`` seconds from now to answer (its time
+        frozen not counted), or until :meth:`start` if that comes later and its answer
+        is waiting then (the game before lasted longer).  With ``hold``, a sandboxed bot
+        is frozen once it answered, or ``hold`` seconds from now at the latest, until
+        :meth:`start` (:meth:`bones.protocol.sandbox.Launch.hold`): it runs only to
+        start up, not while it waits (:class:`ExternalBotError` if it cannot be frozen
+        here: :func:`bones.protocol.sandbox.freezable`)."""
         if self._proc is None:
             self._spawn()
             self._flush(self._started + self.handshake_time, "the handshake")  # the hello
+            if hold is not None:
+                from .sandbox import SandboxError
+
+                try:
+                    if self._launch is None:
+                        raise SandboxError("--sandbox: only a sandboxed bot can be frozen")
+                    self._launch.hold(self._stdout, hold)
+                except SandboxError as exc:
+                    self._fail("crash", f"could not be frozen: {exc}")
 
     @staticmethod
     def start_all(bots: Sequence[ExternalBot]) -> None:
@@ -605,6 +620,8 @@ class ExternalBot(Bot):
     def _end(self, proc: subprocess.Popen[bytes], grace: float) -> bool:
         """Wait up to ``grace`` s for ``proc`` to exit, kill its group, reap it; whether
         it had exited by itself."""
+        if self._launch is not None and self._launch.held:  # frozen, it cannot exit: its
+            self._launch.close()  # tree is killed (and thawed to die) now
         deadline = time.monotonic() + grace
         pause = 0.0005
         while not (exited := _exited(proc)) and time.monotonic() < deadline:
