@@ -64,15 +64,19 @@ def _crashes_on_start(tmp_path: Path, which: int) -> str:
     return shlex.join([sys.executable, str(script), str(tmp_path / "starts")])
 
 
-def _starts(tmp_path: Path, count: int, wait: float = 10.0) -> bool:
-    """Whether the bot of :func:`_crashes_on_start` has started ``count`` times (soon)."""
+def _soon(done, wait: float = 10.0) -> bool:
+    """Whether ``done()`` holds within ``wait`` seconds."""
     end = time.monotonic() + wait
-    path = tmp_path / "starts"
-    while len(os.listdir(path)) != count:
+    while not done():
         if time.monotonic() > end:
             return False
         time.sleep(0.01)
     return True
+
+
+def _starts(tmp_path: Path, count: int) -> bool:
+    """Whether the bot of :func:`_crashes_on_start` has started ``count`` times (soon)."""
+    return _soon(lambda: len(os.listdir(tmp_path / "starts")) == count)
 
 
 def test_the_next_games_bots_are_started_ahead_and_told_nothing(tmp_path, _unfrozen):
@@ -263,13 +267,9 @@ def _counts(bot) -> dict[bytes, int]:
     return last
 
 
-def _frozen(bot, wait: float = 10.0) -> bool:
-    end = time.monotonic() + wait
-    while bot._launch._frozen_at is None:
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.01)
-    return True
+def _frozen(bot) -> bool:
+    """Whether ``bot``, held (started ahead), is frozen (soon)."""
+    return _soon(lambda: bot._launch._frozen_at is not None)
 
 
 @needs_freezer
@@ -292,11 +292,8 @@ def test_a_bot_started_ahead_and_its_child_count_nothing_while_they_wait(tmp_pat
     assert _counts(bot) == before  # not one more loop
     taken = driver._take_external(command, 0, 1, 10.0, fresh=True)
     assert taken is bot and bot.info is not None and bot.ping(10.0) >= 0
-    end = time.monotonic() + 10
-    while not all(_counts(bot).get(who, 0) > before[who] for who in before):
-        assert time.monotonic() < end  # thawed, both count again
-        time.sleep(0.05)
-    bot.close()
+    assert _soon(lambda: all(_counts(bot).get(who, 0) > before[who] for who in before))
+    bot.close()  # thawed, both counted again
 
 
 @needs_freezer
