@@ -15,7 +15,16 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_sandbox import _cgroups, _gone, _hierarchy, _running, needs_bwrap, needs_cgroup, play
+from test_sandbox import (
+    _cgroups,
+    _fake,
+    _gone,
+    _hierarchy,
+    _running,
+    needs_bwrap,
+    needs_cgroup,
+    play,
+)
 
 from bones.match import driver
 from bones.match.schedule import MatchConfig, plan
@@ -347,3 +356,79 @@ def test_no_bot_is_started_ahead_where_it_cannot_be_frozen():
     assert bot.info is not None and not driver._AHEAD.get(command)
     assert len(_running(token)) == 1
     bot.close()
+
+
+def _empty(group) -> None:
+    """Close a cgroup of a fake file system: its files removed first (the kernel's
+    would go with the folder)."""
+    folders = list(group.folders)
+    for folder in folders:
+        for name in os.listdir(folder):
+            os.remove(os.path.join(folder, name))
+    group.close()
+    assert not any(os.path.exists(f) for f in folders)
+
+
+def test_the_freezer_of_cgroup_v1_and_v2(tmp_path):
+    """Fake cgroup file systems (plain folders): v1's ``freezer`` hierarchy is found and
+    a bot's cgroup made in it, frozen when ``freezer.state`` reads FROZEN; v2's
+    ``cgroup.freeze`` is written and the freeze waits for ``frozen 1`` in
+    ``cgroup.events`` (False if it does not come); no freezer: :class:`OSError`."""
+    from bones.protocol.cgroup import Cgroup, find
+
+    names = ("memory", "pids", "freezer")
+    for name in names:
+        (tmp_path / name).mkdir()
+    mounts = [f"cgroup {tmp_path}/{name} cgroup rw,{name}" for name in names]
+    found = find(*_fake(tmp_path, mounts, [f"{i}:{name}:/" for i, name in enumerate(names)]))
+    assert found is not None and found.freezer == f"{tmp_path}/freezer/bones"
+    group = Cgroup(found, 1 << 20, 4)
+    assert group.freezer in group.folders and len(group.folders) == 3
+    assert group.freeze() and group.frozen
+    state = Path(group.freezer, "freezer.state")
+    assert state.read_text() == "FROZEN"
+    group.thaw()
+    assert state.read_text() == "THAWED" and not group.frozen
+    _empty(group)
+
+    v2 = tmp_path / "v2"
+    (v2 / "bones").mkdir(parents=True)
+    (v2 / "cgroup.controllers").write_text("memory pids\n")
+    (v2 / "bones" / "cgroup.freeze").write_text("0\n")  # in every cgroup but the root
+    found2 = find(*_fake(tmp_path / "v2", [f"cgroup2 {v2} cgroup2 rw"], ["0::/"]))
+    assert found2 is not None and found2.version == 2 and found2.freezer == str(v2 / "bones")
+    group2 = Cgroup(found2, 1 << 20, 4)
+    folder = Path(group2.freezer)
+    assert group2.folders == [str(folder)]
+    (folder / "cgroup.events").write_text("populated 1\nfrozen 0\n")
+    assert not group2.freeze(wait=0.05) and group2.frozen  # asked, not done: close thaws
+    assert (folder / "cgroup.freeze").read_text() == "1"
+    (folder / "cgroup.events").write_text("populated 1\nfrozen 1\n")
+    assert group2.freeze()
+    group2.thaw()
+    assert (folder / "cgroup.freeze").read_text() == "0"
+    _empty(group2)
+
+    (v2 / "bones" / "cgroup.freeze").unlink()
+    found3 = find(*_fake(tmp_path / "v2", [f"cgroup2 {v2} cgroup2 rw"], ["0::/"]))
+    assert found3 is not None and found3.freezer is None
+    group3 = Cgroup(found3, 1 << 20, 4)
+    with pytest.raises(OSError):
+        group3.freeze()
+    _empty(group3)
+
+
+def test_the_limits_line_says_whether_bots_are_started_ahead(monkeypatch):
+    from bones.protocol import sandbox
+    from bones.protocol.cgroup import Hierarchy
+
+    command = ["bones-cgroup:memory=1,pids=1,cpus=1", "sh"]
+    with_freezer = Hierarchy(1, "/m", "/p", None, None, "/f")
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: with_freezer)
+    assert "frozen until then (cgroup freezer)" in sandbox.limits()
+    assert sandbox.freezable(command) and not sandbox.freezable(command[1:])
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: Hierarchy(1, "/m", "/p"))
+    assert "no cgroup freezer: each bot started when its game comes" in sandbox.limits()
+    assert not sandbox.freezable(command)
+    monkeypatch.setattr(sandbox, "_hierarchy", lambda: None)
+    assert "none ahead" in sandbox.limits() and not sandbox.freezable(command)
