@@ -570,6 +570,17 @@ def _fake(tmp_path: Path, mounts: list[str], own: list[str]) -> tuple[str, str]:
     return str(tmp_path / "mounts"), str(tmp_path / "own")
 
 
+def fake_v1(tmp_path: Path, names: tuple[str, ...]):
+    """:func:`bones.protocol.cgroup.find` on a fake cgroup v1 file system (plain
+    folders) with a hierarchy of each controller of ``names``, this process at its root."""
+    from bones.protocol.cgroup import find
+
+    for name in names:
+        (tmp_path / name).mkdir()
+    mounts = [f"cgroup {tmp_path}/{name} cgroup rw,{name}" for name in names]
+    return find(*_fake(tmp_path, mounts, [f"{i}:{name}:/" for i, name in enumerate(names)]))
+
+
 def test_cgroup_v2_is_used_where_memory_and_pids_can_be_given_to_sub_groups(tmp_path):
     """A fake cgroup v2 file system (plain folders): the files bones writes, and what."""
     from bones.protocol.cgroup import Cgroup, find

@@ -21,6 +21,7 @@ from test_sandbox import (
     _gone,
     _hierarchy,
     _running,
+    fake_v1,
     needs_bwrap,
     needs_cgroup,
     play,
@@ -376,11 +377,7 @@ def test_the_freezer_of_cgroup_v1_and_v2(tmp_path):
     ``cgroup.events`` (False if it does not come); no freezer: :class:`OSError`."""
     from bones.protocol.cgroup import Cgroup, find
 
-    names = ("memory", "pids", "freezer")
-    for name in names:
-        (tmp_path / name).mkdir()
-    mounts = [f"cgroup {tmp_path}/{name} cgroup rw,{name}" for name in names]
-    found = find(*_fake(tmp_path, mounts, [f"{i}:{name}:/" for i, name in enumerate(names)]))
+    found = fake_v1(tmp_path, ("memory", "pids", "freezer"))
     assert found is not None and found.freezer == f"{tmp_path}/freezer/bones"
     group = Cgroup(found, 1 << 20, 4)
     assert group.freezer in group.folders and len(group.folders) == 3
