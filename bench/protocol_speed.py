@@ -29,9 +29,11 @@ CPU set after the start would reach bubblewrap, not the bot inside).
 
 ``--games N`` times whole matches instead: ``bones match`` of the Python random bot
 (``cmd:``) against ``greedy``, N games on one worker, plain, with ``--isolate`` and
-with ``--sandbox`` (a fresh sandboxed process of the ``cmd:`` bot for every game;
-``greedy``, bones' own, in process), interleaved ``--repeats`` times; it prints the
-games per second of each (``--variant block`` for the figure docs/protocol.md quotes).
+with ``--sandbox`` (a fresh sandboxed process of the ``cmd:`` bot for every game,
+started ahead during the games before; ``greedy``, bones' own, in process),
+interleaved ``--repeats`` times; it prints the games per second of each (``--variant
+block`` for the figure docs/protocol.md quotes).  ``--starts N`` times one start at a
+time, plain and sandboxed: wall and CPU time, the sandbox's own cost per start.
 """
 
 from __future__ import annotations
@@ -218,6 +220,7 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
     bots = ("cmd:" + shlex.join([sys.executable, PY_BOT]), "greedy")
     modes = {"plain": {}, "--isolate": {"isolate": True}, "--sandbox": {"sandbox": True}}
     times: dict[str, list[float]] = {mode: [] for mode in modes}
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         for index in range(repeats):
             for mode, extra in modes.items():
@@ -236,7 +239,10 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
                 times[mode].append(time.perf_counter() - start)
                 assert summary["counted"] == games, summary
     what = f"{variant}, {players} players, jobs 1"
-    print(f"bones match, the Python random bot (cmd:) against greedy, {what}")
+    print(
+        f"bones match, the Python random bot (cmd:) against greedy, {what}; load average "
+        f"{load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
     for mode in modes:
         rates = sorted(games / t for t in times[mode])
         print(
@@ -249,11 +255,16 @@ def match_speed(games: int, repeats: int, variant: str, players: int) -> int:
 def start_cost(starts: int) -> int:
     """Print what one start of the Python random bot costs (process, handshake, end),
     plain and sandboxed as ``bones match --sandbox`` starts it for every game, the two
-    interleaved ``starts`` times: the difference is the sandbox's own cost per game.  Two
-    more sandboxes, without the bot's cgroup and without the seccomp filter too, say
-    where that cost goes."""
+    interleaved ``starts`` times: its wall time, and the CPU time of its processes and
+    of this process.  The differences are the sandbox's own cost per start: in wall
+    time (what a start waits for, mostly in the kernel, joining the bot's cgroups; a
+    match hides it by starting its bots ahead, beside the games before) and in CPU
+    time (what every game of a match pays).  Two more sandboxes, without the bot's
+    cgroup and without the seccomp filter too, say where that cost goes."""
+    import resource
+
     from bones.protocol.client import ExternalBot
-    from bones.protocol.sandbox import SandboxPolicy, wrap
+    from bones.protocol.sandbox import SandboxPolicy, close_spares, wrap
 
     bot = [sys.executable, PY_BOT]
     kinds = {
@@ -262,21 +273,39 @@ def start_cost(starts: int) -> int:
         "no cgroup": wrap(bot, SandboxPolicy(cgroup=False)),
         "no cgroup, no seccomp": wrap(bot, SandboxPolicy(cgroup=False, seccomp=False)),
     }
+    load = os.getloadavg()[0]
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    cpus: dict[str, list[float]] = {kind: [] for kind in kinds}
     for _ in range(starts):
         for kind, command in kinds.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
             start = time.perf_counter()
             ExternalBot(list(command)).close()
             times[kind].append(time.perf_counter() - start)
-    print(f"a start of the Python random bot (process, handshake, end), {starts} of each")
+            after = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
+            children = sum(after[0][:2]) - sum(before[0][:2])  # ru_utime + ru_stime
+            cpus[kind].append(children + after[1] - before[1])
+    close_spares()
+    print(
+        f"a start of the Python random bot (process, handshake, end), {starts} of each; "
+        f"load average {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
     for kind, values in times.items():
         q = statistics.quantiles(values, n=4)
+        cpu = statistics.mean(cpus[kind])
         print(
             f"{kind:>22}: {statistics.median(values) * 1000:6.1f} ms (quartiles "
-            f"{q[0] * 1000:.1f} / {q[2] * 1000:.1f})"
+            f"{q[0] * 1000:.1f} / {q[2] * 1000:.1f}); CPU {cpu * 1000:.1f} ms"
         )
     pairs = sorted(b - a for a, b in zip(times["plain"], times["--sandbox"], strict=True))
-    print(f"the sandbox's own cost: {statistics.median(pairs) * 1000:.1f} ms a start (median)")
+    more = [b - a for a, b in zip(cpus["plain"], cpus["--sandbox"], strict=True)]
+    cpu = statistics.mean(more)
+    half = 1.96 * statistics.stdev(more) / len(more) ** 0.5  # the starts are independent
+    print(
+        f"the sandbox's own cost: {statistics.median(pairs) * 1000:.1f} ms a start (median), "
+        f"{cpu * 1000:.1f} ms of CPU (mean; 95% interval [{(cpu - half) * 1000:.1f}, "
+        f"{(cpu + half) * 1000:.1f}])"
+    )
     return 0
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_sandbox import HOSTILE, SECRET, _fake, needs_bwrap
+from test_sandbox import HOSTILE, SECRET, _fake, fake_v1, needs_bwrap
 
 from bones.match.runner import MatchConfig, MatchError, parse_tc, run_match
 from bones.match.schedule import tc_cpu
@@ -138,11 +138,7 @@ def test_the_process_tree_is_counted(tmp_path):
 def test_the_cgroup_counts_cpu_time_where_it_can(tmp_path):
     """Fake cgroup file systems: v1 ``cpuacct.usage`` (ns), v2 ``cpu.stat`` (µs), and
     None where no hierarchy counts it."""
-    names = ("memory", "pids", "cpuacct")
-    for name in names:
-        (tmp_path / name).mkdir()
-    mounts = [f"cgroup {tmp_path}/{name} cgroup rw,{name}" for name in names]
-    found = find(*_fake(tmp_path, mounts, [f"{i}:{name}:/" for i, name in enumerate(names)]))
+    found = fake_v1(tmp_path, ("memory", "pids", "cpuacct"))
     assert found is not None and found.cpuacct == f"{tmp_path}/cpuacct/bones"
     plain = Cgroup(found, 1 << 20, 4)  # v1: a cpuacct cgroup is made only when asked
     assert len(plain.folders) == 2 and plain.cpu_time() is None

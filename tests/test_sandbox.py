@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bones.match.runner import MatchConfig, run_match
-from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, wrap
+from bones.protocol.sandbox import Launch, SandboxError, SandboxPolicy, close_spares, wrap
 
 HERE = Path(__file__).parent
 HOSTILE = HERE / "protocol_bots" / "hostile.py"
@@ -531,6 +531,7 @@ def test_the_launch_puts_bubblewrap_in_the_cgroup_and_removes_it():
                 assert open(os.path.join(folder, "pids.max")).read().strip() == "8"
     finally:
         job.close()  # kills the tree, removes the cgroup
+        close_spares()  # and those made ahead for the next starts
     assert proc.wait(timeout=10) == -9
     assert not any(os.path.exists(folder) for folder in made)
     assert _cgroups() <= before
@@ -567,6 +568,17 @@ def _fake(tmp_path: Path, mounts: list[str], own: list[str]) -> tuple[str, str]:
     (tmp_path / "mounts").write_text("".join(f"{line} 0 0\n" for line in mounts))
     (tmp_path / "own").write_text("".join(f"{line}\n" for line in own))
     return str(tmp_path / "mounts"), str(tmp_path / "own")
+
+
+def fake_v1(tmp_path: Path, names: tuple[str, ...]):
+    """:func:`bones.protocol.cgroup.find` on a fake cgroup v1 file system (plain
+    folders) with a hierarchy of each controller of ``names``, this process at its root."""
+    from bones.protocol.cgroup import find
+
+    for name in names:
+        (tmp_path / name).mkdir()
+    mounts = [f"cgroup {tmp_path}/{name} cgroup rw,{name}" for name in names]
+    return find(*_fake(tmp_path, mounts, [f"{i}:{name}:/" for i, name in enumerate(names)]))
 
 
 def test_cgroup_v2_is_used_where_memory_and_pids_can_be_given_to_sub_groups(tmp_path):

@@ -7,6 +7,7 @@ and anything the bot raises or answers wrong turned into a forfeit of its seat."
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -247,14 +248,80 @@ _EXTERNAL_AT_EXIT: list[Any] = []
 _CLOSING: list[threading.Thread] = []
 
 
+#: ``--sandbox``: how many bots of a command are started ahead of their games: enough
+#: to hide a sandboxed start (tens of ms, mostly waiting in the kernel to join the
+#: bot's cgroups) behind games of a few ms.
+AHEAD = 3
+#: ``--sandbox``: a bot started ahead is frozen once it answered its hello, or this many
+#: seconds after its spawn at the latest (so that a late hello buys no time to run), until
+#: its game: while it waits it cannot listen to the bots playing (CPU contention).
+HOLD = 0.5
+#: ``--sandbox``: the bots spawned ahead, by command, for the next games (each with the
+#: error of its spawn, if any); closed at exit.
+_AHEAD: dict[tuple[str, ...], list[tuple[Any, BaseException | None]]] = {}
+
+
+def _spawn_ahead(command: tuple[str, ...], handshake: float) -> None:
+    """Start the next game's fresh bot of ``command`` now (``--sandbox``): its start-up
+    runs beside the current game, on any CPU (the worker's plays the game), and it is
+    sent its hello and nothing else until its own game, frozen once it answered
+    (:meth:`ExternalBot.spawn`; only where it can be: :func:`_ahead`).
+    The spawn is made by this thread, which lives on: a bot started by a thread that
+    ends would be killed with it (bubblewrap's ``--die-with-parent``)."""
+    from ..protocol.client import ExternalBot
+
+    bot = ExternalBot(list(command), handshake_time=handshake, start=False)
+    error = None
+    pinned = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    try:
+        if pinned is not None:
+            with contextlib.suppress(OSError, ValueError):
+                os.sched_setaffinity(0, range(os.cpu_count() or 1))
+        bot.spawn(hold=HOLD)
+    except Exception as exc:  # noqa: BLE001  (reported on the game that takes it)
+        error = exc
+    finally:
+        if pinned is not None:
+            with contextlib.suppress(OSError, ValueError):
+                os.sched_setaffinity(0, pinned)
+    with _EXTERNAL_LOCK:
+        _AHEAD.setdefault(command, []).append((bot, error))
+
+
+@functools.lru_cache(maxsize=64)
+def _ahead(command: tuple[str, ...]) -> int:
+    """How many bots of ``command`` to start ahead: :data:`AHEAD` where they can be
+    frozen while they wait, else none (a stopped process group would not hold a bot
+    that left it with setsid)."""
+    from ..protocol.sandbox import freezable
+
+    return AHEAD if freezable(command) else 0
+
+
 def _close_externals() -> None:
     with _EXTERNAL_LOCK:
         bots = [bot for idle in _IDLE_EXTERNAL.values() for bot in idle]
         _IDLE_EXTERNAL.clear()
-    for bot in bots:
+        bots += [bot for waiting in _AHEAD.values() for bot, _ in waiting]  # never used
+        _AHEAD.clear()
+    for bot in bots:  # their processes, cgroups and copies
         with contextlib.suppress(Exception):
             bot.close(grace=0.2)
     _join_closing()
+
+
+def _forget_externals() -> None:
+    """In a forked child (a worker): the parent's bots, and its finalizer that ends them,
+    are the parent's; the child makes and ends its own."""
+    global _EXTERNAL_LOCK
+    _EXTERNAL_LOCK = threading.Lock()
+    _IDLE_EXTERNAL.clear()
+    _AHEAD.clear()
+    _EXTERNAL_AT_EXIT.clear()
+    _CLOSING.clear()
+
+
+os.register_at_fork(after_in_child=_forget_externals)
 
 
 def _close_quietly(bot: Any) -> None:
@@ -276,16 +343,23 @@ def _take_external(
     timeout: float | None,
     clock: tuple[float, float] | None = None,
     log: str | None = None,
+    fresh: bool = False,
 ) -> Any:
     """An external bot running ``command`` for ``seat`` of a game: an idle one of this
     process (restarted if its process is gone: after a fault) or a new one, with the
-    game's ``clock`` and its stderr going to ``log`` (if given).  Its fault in the
+    game's ``clock`` and its stderr going to ``log`` (if given).  A ``fresh`` one
+    (``--sandbox``) is a new process, started ahead during the game before if there was
+    one (:func:`_spawn_ahead`), and the next game's is started now.  Its fault in the
     handshake is an :class:`ExternalBotError` of ``seat``."""
     from ..protocol.client import ExternalBot, ExternalBotError
 
+    error = None
     with _EXTERNAL_LOCK:
-        idle = _IDLE_EXTERNAL.get(command)
-        bot = idle.pop() if idle else None
+        waiting = (_AHEAD if fresh else _IDLE_EXTERNAL).get(command)
+        if fresh and waiting:
+            bot, error = waiting.pop(0)
+        else:
+            bot = waiting.pop() if waiting else None
         if not _EXTERNAL_AT_EXIT:
             import multiprocessing.util
 
@@ -305,10 +379,17 @@ def _take_external(
     if log is not None:
         bot.log_to(log, BOT_LOG_LIMIT)
     try:
-        if not bot.alive:
+        if error is not None:  # its spawn failed (the sandbox could not be made)
+            raise error
+        if fresh:  # one spawned ahead that died since is not replaced: it fails its game
+            bot.start()
+        elif not bot.alive:
             bot.restart()
     except ExternalBotError as exc:
         raise ExternalBotError(seat, exc.message, exc.kind) from None
+    finally:
+        while fresh and len(_AHEAD.get(command, ())) < _ahead(command):  # the next games',
+            _spawn_ahead(command, handshake)  # whatever became of this one
     bot.seat = seat
     return bot
 
@@ -529,8 +610,9 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                 if task.get("bot_logs"):
                     log = os.path.join(task["bot_logs"], f"game-{task['id']}-seat-{seat}.log")
                 clock = None if tc is None else (float(tc[0]), float(tc[1]))
-                make: Any = lambda c=tuple(command), s=seat, x=seed, k=clock, g=log: (  # noqa: E731
-                    _take_external(c, s, x, timeout, k, g)
+                fresh = bool(task.get("fresh"))  # --sandbox: a new process every game
+                make: Any = lambda c=tuple(command), s=seat, x=seed, k=clock, g=log, f=fresh: (  # noqa: E731
+                    _take_external(c, s, x, timeout, k, g, f)
                 )
             else:
                 if tc is not None:

@@ -190,6 +190,16 @@ def check_external(config: MatchConfig, handshake_time: float = 10.0) -> dict[st
 def handshakes(config: MatchConfig, handshake_time: float = 10.0) -> dict[str, BotInfo]:
     """:func:`check_external`, giving each bot's whole hello (:class:`BotInfo`) by spec:
     under ``isolate`` it is all the runner knows of a ``--plugin`` module's bot."""
+    try:
+        return _handshakes(config, handshake_time)
+    finally:
+        if config.sandbox:  # the runner starts no more bots (its workers do): no spares
+            from ..protocol.sandbox import close_spares
+
+            close_spares()
+
+
+def _handshakes(config: MatchConfig, handshake_time: float) -> dict[str, BotInfo]:
     specs = list(dict.fromkeys(config.bots))
     if config.sandbox:  # bubblewrap works here, or a clear error before any game
         from ..protocol.sandbox import check

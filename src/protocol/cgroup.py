@@ -1,6 +1,7 @@
 """Control groups for sandboxed bots (``bones match --sandbox``, docs/contest.md): each
 bot process tree in a cgroup of its own, with a memory limit for the whole tree and a
-limit on its number of processes, killed as a whole and removed when the bot ends.
+limit on its number of processes, frozen as a whole while it waits for its game, killed
+as a whole and removed when the bot ends.
 
 :func:`find` looks for a hierarchy this process may write: cgroup v2 (the runner's own
 cgroup, when bones may enable the ``memory`` and ``pids`` controllers for sub-groups
@@ -8,7 +9,8 @@ there), else cgroup v1 (the ``memory`` and ``pids`` hierarchies, under the runne
 cgroup in each).  Every bot cgroup is made under ``bones/`` there, so the runner's own
 limits still bound it.  :class:`Cgroup` makes one (``memory.max``, ``memory.swap.max``
 0, ``memory.oom.group`` 1, ``pids.max``; on v1 ``memory.limit_in_bytes``,
-``memory.memsw.limit_in_bytes`` where swap is accounted, ``pids.max``); the sandbox's
+``memory.memsw.limit_in_bytes`` where swap is accounted, ``pids.max``; on v1 a cgroup
+of the ``freezer`` hierarchy too where it is writable); the sandbox's
 launcher writes its own pid into each ``cgroup.procs`` and then becomes bubblewrap
 (:func:`bones.protocol.sandbox.launch`), so the bot and all its children are in it from
 their first instruction.  Where none is writable, the rlimits alone apply.
@@ -20,10 +22,12 @@ import contextlib
 import itertools
 import os
 import signal
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Cgroup", "Hierarchy", "find"]
+__all__ = ["Cgroup", "Hierarchy", "Spares", "find"]
 
 _MOUNTS = "/proc/self/mounts"
 _OWN = "/proc/self/cgroup"
@@ -42,11 +46,12 @@ class Hierarchy:
     pids: str
     cpu: str | None = None  # where the cpu controller is writable too: a quota per bot
     cpuacct: str | None = None  # where the bot's CPU time is counted (v2: cpu.stat)
+    freezer: str | None = None  # where a bot's tree can be frozen (v2: cgroup.freeze)
 
     @property
     def folders(self) -> tuple[str, ...]:
         """The parent folders, each once."""
-        found = (self.memory, self.pids, self.cpu, self.cpuacct)
+        found = (self.memory, self.pids, self.cpu, self.cpuacct, self.freezer)
         return tuple(dict.fromkeys(f for f in found if f))
 
     def describe(self) -> str:
@@ -111,13 +116,16 @@ def _v2(point: str, path: str) -> Hierarchy | None:
         _write(os.path.join(parent, "cgroup.subtree_control"), wanted)
     except OSError:
         return None
-    # cpu.stat's usage_usec is in every v2 cgroup, with or without the cpu controller
-    return Hierarchy(2, parent, parent, parent if "cpu" in controllers else None, parent)
+    # cpu.stat's usage_usec is in every v2 cgroup, with or without the cpu controller;
+    # cgroup.freeze in every one but the root (Linux 5.2)
+    freezer = parent if os.path.exists(os.path.join(parent, "cgroup.freeze")) else None
+    cpu = parent if "cpu" in controllers else None
+    return Hierarchy(2, parent, parent, cpu, parent, freezer)
 
 
 def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarchy | None:
     folders: list[str | None] = []
-    for controller in ("memory", "pids", "cpu", "cpuacct"):
+    for controller in ("memory", "pids", "cpu", "cpuacct", "freezer"):
         point = next(
             (m for m, kind, opts in mounts if kind == "cgroup" and controller in opts), None
         )
@@ -131,9 +139,9 @@ def _v1(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Hierarc
         if folder is None and controller in ("memory", "pids"):  # the rest are bonuses
             return None
         folders.append(folder)
-    memory, pids, cpu, cpuacct = folders
+    memory, pids, cpu, cpuacct, freezer = folders
     assert memory is not None and pids is not None
-    return Hierarchy(1, memory, pids, cpu, cpuacct)
+    return Hierarchy(1, memory, pids, cpu, cpuacct, freezer)
 
 
 def find(mounts: str = _MOUNTS, own: str = _OWN) -> Hierarchy | None:
@@ -209,6 +217,9 @@ class Cgroup:
         if not count_cpu and hierarchy.cpuacct not in (hierarchy.memory, hierarchy.cpu):
             parents = tuple(p for p in parents if p != hierarchy.cpuacct)
         self.counts_cpu = hierarchy.cpuacct in parents
+        #: The folder whose freezer stops the bot's whole tree (None: none writable).
+        self.freezer = None if hierarchy.freezer is None else os.path.join(hierarchy.freezer, name)
+        self.frozen = False  # frozen by freeze(), until thaw()
         try:
             for parent in parents:
                 _sweep(parent)
@@ -254,6 +265,41 @@ class Cgroup:
         except (OSError, ValueError):
             return None
 
+    def freeze(self, wait: float = 1.0) -> bool:
+        """Stop every process of the cgroup, forks included, until :meth:`thaw` (v2
+        ``cgroup.freeze``, done when ``cgroup.events`` says ``frozen 1``; v1
+        ``freezer.state`` FROZEN, done when it reads FROZEN, not FREEZING): whether that
+        happened within ``wait`` seconds (if not, some may still run: the caller ends
+        them).  :class:`OSError` if the cgroup has no freezer."""
+        if self.freezer is None:
+            raise OSError(f"no writable freezer for {self.folders}")
+        self.frozen = True  # even in part: close() must thaw what SIGKILL cannot wake
+        v2 = self.hierarchy.version == 2
+        control = os.path.join(self.freezer, "cgroup.freeze" if v2 else "freezer.state")
+        _write(control, "1" if v2 else "FROZEN")
+        deadline = time.monotonic() + wait
+        pause = 0.0002
+        while True:
+            if v2:
+                done = "frozen 1" in _read(os.path.join(self.freezer, "cgroup.events"))
+            else:
+                done = _read(control).strip() == "FROZEN"  # a read moves FREEZING on
+            if done:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
+
+    def thaw(self) -> None:
+        """Let the processes run again (after :meth:`freeze`).  Idempotent."""
+        if self.frozen and self.freezer is not None:
+            v2 = self.hierarchy.version == 2
+            control = os.path.join(self.freezer, "cgroup.freeze" if v2 else "freezer.state")
+            with contextlib.suppress(FileNotFoundError):
+                _write(control, "0" if v2 else "THAWED")
+        self.frozen = False
+
     @property
     def procs(self) -> list[str]:
         return [os.path.join(folder, "cgroup.procs") for folder in self.folders]
@@ -268,7 +314,7 @@ class Cgroup:
 
     def close(self, wait: float = 2.0) -> None:
         """SIGKILL every process in the cgroup (again, until none is left, for one that
-        forked meanwhile), then remove its folders.  Idempotent."""
+        forked meanwhile; thawed if frozen), then remove its folders.  Idempotent."""
         deadline = time.monotonic() + wait
         pause = 0.0005
         while self.folders:
@@ -278,6 +324,9 @@ class Cgroup:
             for pid in self.pids():
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+            if self.frozen:  # a frozen process dies of SIGKILL once thawed (v1)
+                with contextlib.suppress(OSError):
+                    self.thaw()
             for folder in list(self.folders):
                 try:
                     os.rmdir(folder)
@@ -291,3 +340,57 @@ class Cgroup:
                     return  # left for _sweep of a later run (an unkillable process)
                 time.sleep(pause)  # short at first: the last process is usually exiting
                 pause = min(pause * 2, 0.02)
+
+
+class Spares:
+    """Cgroups made ahead, off the critical path of a bot's start: a thread keeps
+    ``size`` never-used cgroups made by ``make`` (a :class:`Cgroup` of given limits)
+    ready, and :meth:`take` gives one away for good (made at once when none is ready).
+    No cgroup is given twice: one a bot has used is emptied and removed by its own
+    :meth:`Cgroup.close`, never handed to another bot (whose processes a late close of
+    the first would kill).  :meth:`close` stops the thread and removes the spares."""
+
+    def __init__(self, make: Callable[[], Cgroup], size: int = 2) -> None:
+        self._make = make
+        self.size = size
+        self.ready: list[Cgroup] = []
+        self._changed = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._fill, name="bones-cgroups", daemon=True)
+        self._thread.start()
+
+    def _fill(self) -> None:
+        while True:
+            with self._changed:
+                while not self._closed and len(self.ready) >= self.size:
+                    self._changed.wait()
+                if self._closed:
+                    return
+            try:
+                group = self._make()
+            except OSError:
+                return  # take() makes its own, and says why it cannot
+            with self._changed:
+                if not self._closed:
+                    self.ready.append(group)
+                    continue
+            group.close()
+            return
+
+    def take(self) -> Cgroup:
+        """A cgroup no process has been in, for one bot (:class:`OSError` if none can be
+        made)."""
+        with self._changed:
+            group = self.ready.pop(0) if self.ready else None
+            self._changed.notify()
+        return group if group is not None else self._make()
+
+    def close(self) -> None:
+        """Stop making spares and remove those not taken.  Idempotent."""
+        with self._changed:
+            self._closed = True
+            left, self.ready = self.ready, []
+            self._changed.notify()
+        self._thread.join()
+        for group in left:
+            group.close()

@@ -190,6 +190,7 @@ class _Stderr:
         self.lock = threading.Lock()
         self.file: IO[bytes] | None = open(log, "ab") if log is not None else None  # noqa: SIM115
         self.log_left = log_limit
+        self.unlogged = log is None  # all it wrote is in tail alone (a bot started ahead)
         self.fd = fd
         self.taken = 0  # bytes read from the pipe (total: those added, a moment later)
         self.reading = threading.Lock()  # held from a read to its count
@@ -240,12 +241,23 @@ class _Stderr:
                     self.log_left = 0
 
     def switch(self, log: str | os.PathLike[str], log_limit: int) -> None:
-        """From now on append to ``log``, at most ``log_limit`` bytes (a new game)."""
+        """From now on append to ``log``, at most ``log_limit`` bytes (a new game); a
+        bot's first log gets what it wrote before (its last ``limit`` bytes)."""
         with self.lock:
             if self.file is not None:
                 self.file.close()
             self.file = open(log, "ab")  # noqa: SIM115  (closed by the drain or the next switch)
             self.log_left = log_limit
+            if self.unlogged:  # what it wrote before its first log: its start-up's, to it
+                self.unlogged = False
+                early = bytes(self.tail[:log_limit])
+                self.log_left -= len(early)
+                with contextlib.suppress(OSError):
+                    self.file.write(early)
+                    self.file.flush()
+            if not self.thread.is_alive():  # drained to its end: nothing more comes
+                self.file.close()
+                self.file = None
 
     def settle(self, timeout: float = 5.0) -> None:
         """Wait until what the bot wrote so far is drained (the bytes in the pipe now, and
@@ -431,10 +443,38 @@ class ExternalBot(Bot):
         return f"external bot {name!r}{pid}"
 
     def start(self) -> None:
-        """Start the process and do the handshake (nothing if it is running)."""
+        """Start the process and do the handshake (nothing if it is running; after
+        :meth:`spawn`, the handshake alone, the bot thawed first)."""
         if self._proc is None:
             self._spawn()
+        if self._launch is not None and self._launch.held:
+            self._started += self._launch.release()  # its frozen time is not its own
+        if self.info is None:
             self._handshake()
+
+    def spawn(self, hold: float | None = None) -> None:
+        """Start the process and send ``hello`` without waiting for the answer: the bot
+        starts up while this process does something else (``bones match --sandbox``
+        starts the next game's bot during a game), and :meth:`start` then reads its
+        hello.  The bot has ``handshake_time`` seconds from now to answer (its time
+        frozen not counted), or until :meth:`start` if that comes later and its answer
+        is waiting then (the game before lasted longer).  With ``hold``, a sandboxed bot
+        is frozen once it answered, or ``hold`` seconds from now at the latest, until
+        :meth:`start` (:meth:`bones.protocol.sandbox.Launch.hold`): it runs only to
+        start up, not while it waits (:class:`ExternalBotError` if it cannot be frozen
+        here: :func:`bones.protocol.sandbox.freezable`)."""
+        if self._proc is None:
+            self._spawn()
+            self._flush(self._started + self.handshake_time, "the handshake")  # the hello
+            if hold is not None:
+                from .sandbox import SandboxError
+
+                try:
+                    if self._launch is None:
+                        raise SandboxError("--sandbox: only a sandboxed bot can be frozen")
+                    self._launch.hold(self._stdout, hold)
+                except SandboxError as exc:
+                    self._fail("crash", f"could not be frozen: {exc}")
 
     @staticmethod
     def start_all(bots: Sequence[ExternalBot]) -> None:
@@ -511,6 +551,8 @@ class ExternalBot(Bot):
 
     def _handshake(self) -> None:
         deadline = self._started + self.handshake_time
+        if time.monotonic() >= deadline and self._rpoll.poll(0):  # spawned long ago (spawn)
+            deadline = time.monotonic() + self.handshake_time  # and it answered: read it
         self._window = self.handshake_time
         self._flush(deadline, "the handshake")
         msg = self._receive(deadline, "its hello (the handshake)")
@@ -527,7 +569,7 @@ class ExternalBot(Bot):
         self.log = log
         if limit is not None:
             self.log_limit = limit
-        if self._stderr is not None and self.alive:
+        if self._stderr is not None:  # one spawned ahead may have died: its last words too
             self._stderr.settle()
             self._stderr.switch(log, self.log_limit)
 
@@ -578,6 +620,8 @@ class ExternalBot(Bot):
     def _end(self, proc: subprocess.Popen[bytes], grace: float) -> bool:
         """Wait up to ``grace`` s for ``proc`` to exit, kill its group, reap it; whether
         it had exited by itself."""
+        if self._launch is not None and self._launch.held:  # frozen, it cannot exit: its
+            self._launch.close()  # tree is killed (and thawed to die) now
         deadline = time.monotonic() + grace
         pause = 0.0005
         while not (exited := _exited(proc)) and time.monotonic() < deadline:

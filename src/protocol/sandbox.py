@@ -35,11 +35,13 @@ import errno
 import functools
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +56,7 @@ __all__ = [
     "SandboxPolicy",
     "check",
     "find_bwrap",
+    "freezable",
     "limits",
     "separate",
     "seccomp_filter",
@@ -257,6 +260,56 @@ def _hierarchy() -> Hierarchy | None:
     return cgroup.find()
 
 
+#: This process's spare cgroups, by their limits (:class:`bones.protocol.cgroup.Spares`).
+_SPARES: dict[tuple[int, int, float, bool], cgroup.Spares] = {}
+_SPARES_LOCK = threading.Lock()
+
+
+def _spares(limits: tuple[int, int, float, bool], hierarchy: Hierarchy) -> cgroup.Spares:
+    with _SPARES_LOCK:
+        if not _SPARES:  # at exit, the spares are removed: a worker ends without atexit
+            import atexit
+            import multiprocessing.util
+
+            atexit.register(close_spares)
+            multiprocessing.util.Finalize(None, close_spares, exitpriority=5)
+        found = _SPARES.get(limits)
+        if found is None:
+            make = functools.partial(cgroup.Cgroup, hierarchy, *limits)
+            found = _SPARES[limits] = cgroup.Spares(make)
+        return found
+
+
+def close_spares() -> None:
+    """Remove the spare cgroups this process made ahead (at exit).  Idempotent."""
+    with _SPARES_LOCK:
+        spares = list(_SPARES.values())
+        _SPARES.clear()
+    for one in spares:
+        one.close()
+
+
+def _forget_spares() -> None:
+    """In a forked child: the parent's spares are the parent's (never the child's to take
+    or remove), and its thread is not in the child."""
+    _SPARES.clear()
+    global _SPARES_LOCK
+    _SPARES_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_spares)
+
+
+def freezable(command: Sequence[str]) -> bool:
+    """Whether a bot of the :func:`wrap` command ``command`` can be frozen here
+    (:meth:`Launch.hold`): it gets a cgroup, and the hierarchy has a writable freezer.
+    Only then does ``bones match --sandbox`` start bots ahead of their games."""
+    if not command or not command[0].startswith(_CGROUP):
+        return False
+    hierarchy = _hierarchy()
+    return hierarchy is not None and hierarchy.freezer is not None
+
+
 def limits(policy: SandboxPolicy | None = None) -> str:
     """One line saying which limits :func:`wrap` puts in force here (for the match's
     log): the rlimits, the cgroup limits if a writable hierarchy exists, the filter."""
@@ -280,6 +333,10 @@ def limits(policy: SandboxPolicy | None = None) -> str:
         whose = f"of uid {policy.uid}" if os.geteuid() == 0 else "in the bot's user namespace"
         text += f"; {policy.processes} processes (RLIMIT_NPROC, counted {whose})"
         text += "; no writable cgroup hierarchy with memory and pids: no cgroup limits"
+    if hierarchy is not None and hierarchy.freezer is not None:
+        text += "; bots started ahead of their games, frozen until then (cgroup freezer)"
+    else:  # SIGSTOP would miss what a bot moved out of its process group (setsid)
+        text += "; no cgroup freezer: each bot started when its game comes (none ahead)"
     if policy.seccomp:
         text += "; seccomp filter (libseccomp)"
     return text
@@ -299,7 +356,9 @@ class Launch:
         self.argv = list(argv)
         self.fds: list[int] = []
         self.cgroup: cgroup.Cgroup | None = None
-        self._closing = threading.Lock()
+        self._closing = threading.Lock()  # held to take the cgroup, freeze or thaw it
+        self._held = False  # to be frozen until release() (hold)
+        self._frozen_at: float | None = None  # when hold froze it
         self.copies: str | None = None  # the folder of this start's private copies
         try:
             if self.argv and self.argv[0].startswith(_CGROUP):
@@ -352,12 +411,58 @@ class Launch:
             values.get("count_cpu") == "1",
         )
         try:
-            self.cgroup = cgroup.Cgroup(hierarchy, *limits)
+            self.cgroup = _spares(limits, hierarchy).take()
         except OSError as exc:
             raise SandboxError(f"--sandbox: cannot make the bot's cgroup: {exc}") from None
         # the shell's pid is bubblewrap's after exec: every process of the bot is inside
         at = self.argv.index(_MARK) + 1
         self.argv[at:at] = self.cgroup.procs
+
+    @property
+    def held(self) -> bool:
+        """Whether :meth:`hold` is in force (the bot frozen, or about to be)."""
+        return self._held
+
+    def hold(self, answered: int, within: float) -> None:
+        """Freeze the bot's whole tree (its cgroup's freezer) once the descriptor
+        ``answered`` (its stdout) is readable, or ``within`` seconds from now at the
+        latest, until :meth:`release`: a bot started ahead of its game runs only to
+        answer its hello.  Done by a thread; a bot that cannot be frozen in time is
+        killed.  :class:`SandboxError` if its cgroup has no freezer (:func:`freezable`)."""
+        if self.cgroup is None or self.cgroup.freezer is None:
+            raise SandboxError("--sandbox: this bot's cgroup has no freezer")
+        self._held = True
+        threading.Thread(
+            target=self._freeze, args=(answered, within), name="bones-hold", daemon=True
+        ).start()
+
+    def _freeze(self, answered: int, within: float) -> None:
+        ready = select.poll()
+        ready.register(answered, select.POLLIN)
+        with contextlib.suppress(OSError):
+            ready.poll(max(0, int(within * 1000)))
+        with self._closing:
+            group = self.cgroup
+            if not self._held or group is None:  # released (its game came) or closed
+                return
+            try:
+                frozen = group.freeze()
+            except OSError:
+                frozen = False
+            self._frozen_at = time.monotonic()
+            if not frozen:  # some of it still runs (and listens): it is ended instead
+                self.cgroup = None
+        if not frozen:
+            group.close()
+
+    def release(self) -> float:
+        """End :meth:`hold`: thaw the bot if it is frozen; the seconds it spent frozen."""
+        with self._closing:
+            self._held = False
+            at, self._frozen_at = self._frozen_at, None
+            if at is not None and self.cgroup is not None:
+                self.cgroup.thaw()
+        return 0.0 if at is None else time.monotonic() - at
 
     def started(self) -> None:
         """Close this process's copies of :attr:`fds` (the child has its own)."""
@@ -372,6 +477,7 @@ class Launch:
         self.started()
         with self._closing:  # one caller takes the cgroup: a second one would empty it
             taken, self.cgroup = self.cgroup, None  # again once the next bot is in it
+            self._held = False
         if taken is not None:
             taken.close()
         if self.copies is not None:
