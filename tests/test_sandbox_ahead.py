@@ -449,3 +449,16 @@ def test_a_bot_that_cannot_be_frozen_in_time_is_killed(tmp_path, monkeypatch):
         bot.start()
         bot.ping(5.0)
     bot.close()
+
+
+def test_only_a_sandboxed_bot_can_be_held():
+    """Holding a bot that has no cgroup freezer (here: not sandboxed) is a clear error,
+    and its process is not left running."""
+    from bones.protocol.client import ExternalBot, ExternalBotError
+
+    token = str(uuid.uuid4().int % (1 << 62))
+    bot = ExternalBot([sys.executable, str(RANDOM_BOT), token], start=False)
+    with pytest.raises(ExternalBotError) as caught:
+        bot.spawn(hold=0.5)
+    assert caught.value.kind == "crash" and "could not be frozen" in caught.value.message
+    assert not bot.alive and _gone(token)
