@@ -429,3 +429,36 @@ def test_the_limits_line_says_whether_bots_are_started_ahead(monkeypatch):
     assert not sandbox.freezable(command)
     monkeypatch.setattr(sandbox, "_hierarchy", lambda: None)
     assert "none ahead" in sandbox.limits() and not sandbox.freezable(command)
+
+
+@needs_freezer
+def test_a_bot_that_cannot_be_frozen_in_time_is_killed(tmp_path, monkeypatch):
+    """A freeze that does not complete (a process that the freezer cannot stop in time)
+    leaves nothing running early: the bot is killed, and fails its game."""
+    from bones.protocol.cgroup import Cgroup
+    from bones.protocol.client import ExternalBot, ExternalBotError
+
+    monkeypatch.setattr(Cgroup, "freeze", lambda self, wait=1.0: False)
+    token = str(uuid.uuid4().int % (1 << 62))
+    bot = ExternalBot(
+        wrap([sys.executable, str(RANDOM_BOT), token], cwd=str(tmp_path)), start=False
+    )
+    bot.spawn(hold=0.3)
+    assert _frozen(bot) and _gone(token) and _soon(lambda: not bot.alive)
+    with pytest.raises(ExternalBotError):
+        bot.start()
+        bot.ping(5.0)
+    bot.close()
+
+
+def test_only_a_sandboxed_bot_can_be_held():
+    """Holding a bot that has no cgroup freezer (here: not sandboxed) is a clear error,
+    and its process is not left running."""
+    from bones.protocol.client import ExternalBot, ExternalBotError
+
+    token = str(uuid.uuid4().int % (1 << 62))
+    bot = ExternalBot([sys.executable, str(RANDOM_BOT), token], start=False)
+    with pytest.raises(ExternalBotError) as caught:
+        bot.spawn(hold=0.5)
+    assert caught.value.kind == "crash" and "could not be frozen" in caught.value.message
+    assert not bot.alive and _gone(token)

@@ -349,7 +349,8 @@ def _take_external(
     process (restarted if its process is gone: after a fault) or a new one, with the
     game's ``clock`` and its stderr going to ``log`` (if given).  A ``fresh`` one
     (``--sandbox``) is a new process, started ahead during the game before if there was
-    one (:func:`_spawn_ahead`), and the next game's is started now.  Its fault in the
+    one and it can be frozen while it waits (:func:`_ahead`, :func:`_spawn_ahead`),
+    and the next game's is started now.  Its fault in the
     handshake is an :class:`ExternalBotError` of ``seat``."""
     from ..protocol.client import ExternalBot, ExternalBotError
 

@@ -312,21 +312,26 @@ class Cgroup:
                 out.update(int(p) for p in _read(path).split())
         return sorted(out)
 
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup now, and thaw it if frozen: a frozen
+        process dies of SIGKILL only once thawed (v1)."""
+        if self.hierarchy.version == 2 and self.folders:
+            with contextlib.suppress(OSError):  # Linux 5.14: the kernel kills them all
+                _write_if(os.path.join(self.folders[0], "cgroup.kill"), "1")
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if self.frozen:
+            with contextlib.suppress(OSError):
+                self.thaw()
+
     def close(self, wait: float = 2.0) -> None:
         """SIGKILL every process in the cgroup (again, until none is left, for one that
         forked meanwhile; thawed if frozen), then remove its folders.  Idempotent."""
         deadline = time.monotonic() + wait
         pause = 0.0005
         while self.folders:
-            if self.hierarchy.version == 2:
-                with contextlib.suppress(OSError):  # Linux 5.14: the kernel kills them all
-                    _write_if(os.path.join(self.folders[0], "cgroup.kill"), "1")
-            for pid in self.pids():
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            if self.frozen:  # a frozen process dies of SIGKILL once thawed (v1)
-                with contextlib.suppress(OSError):
-                    self.thaw()
+            self.kill()
             for folder in list(self.folders):
                 try:
                     os.rmdir(folder)

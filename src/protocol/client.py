@@ -621,7 +621,7 @@ class ExternalBot(Bot):
         """Wait up to ``grace`` s for ``proc`` to exit, kill its group, reap it; whether
         it had exited by itself."""
         if self._launch is not None and self._launch.held:  # frozen, it cannot exit: its
-            self._launch.close()  # tree is killed (and thawed to die) now
+            self._launch.release(kill=True)  # tree is killed (and thawed to die) now
         deadline = time.monotonic() + grace
         pause = 0.0005
         while not (exited := _exited(proc)) and time.monotonic() < deadline:

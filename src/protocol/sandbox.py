@@ -451,17 +451,20 @@ class Launch:
                 frozen = False
             self._frozen_at = time.monotonic()
             if not frozen:  # some of it still runs (and listens): it is ended instead
-                self.cgroup = None
-        if not frozen:
-            group.close()
+                group.kill()
 
-    def release(self) -> float:
-        """End :meth:`hold`: thaw the bot if it is frozen; the seconds it spent frozen."""
+    def release(self, kill: bool = False) -> float:
+        """End :meth:`hold`: thaw the bot if it is frozen (with ``kill``, every process
+        of its cgroup killed first: a bot never used, which then runs not at all); the
+        seconds it spent frozen."""
         with self._closing:
             self._held = False
             at, self._frozen_at = self._frozen_at, None
-            if at is not None and self.cgroup is not None:
-                self.cgroup.thaw()
+            if self.cgroup is not None:
+                if kill:
+                    self.cgroup.kill()
+                elif at is not None:
+                    self.cgroup.thaw()
         return 0.0 if at is None else time.monotonic() - at
 
     def started(self) -> None:
