@@ -303,3 +303,39 @@ def test_the_referee_reads_time_monotonic_clock():
     stamp = now()
     t1 = time.monotonic()
     assert t0 <= stamp <= t1
+
+
+#: The standard modules a Windows Python does not have.
+POSIX_ONLY = ("fcntl", "termios", "resource", "pwd", "grp", "pty", "tty", "posix")
+
+_WITHOUT_POSIX = """
+import importlib.abc, sys
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in {blocked!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (as on Windows)", name=name)
+for name in {blocked!r}:
+    if name != "posix":  # os itself is built on it here; bones must not import it
+        sys.modules.pop(name, None)
+sys.meta_path.insert(0, Absent())
+import pkgutil, bones
+for module in pkgutil.walk_packages(bones.__path__, "bones."):
+    if not module.name.endswith("__main__"):  # that one runs the CLI
+        __import__(module.name)
+from bones.cli import main
+sys.exit(main(["match", "greedy", "random", "--games", "4", "--jobs", "1",
+               "--seed", "1", "--progress", "never", "--journal", {journal!r}]))
+"""
+
+
+def test_bones_plays_a_match_without_the_posix_only_modules(tmp_path):
+    """What a Windows wheel's test runs (pyproject's cibuildwheel test-command): bones
+    imports every module of bones and plays an in-process match where fcntl, termios,
+    resource, pwd, grp, pty and tty cannot be imported: external bots and the sandbox
+    need POSIX when they run, but no module may need it to be imported."""
+    code = _WITHOUT_POSIX.format(blocked=POSIX_ONLY, journal=str(tmp_path / "m.jsonl"))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Games: 4 of 4" in out.stdout

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import math
 import os
 import select
 import signal
 import struct
 import subprocess
-import termios
 import threading
 import time
 import weakref
@@ -264,6 +262,9 @@ class _Stderr:
         a chunk read and not yet added): at the end of a game its log is then complete,
         however late the draining thread runs on a loaded machine.  What the bot writes
         meanwhile is not waited for (a flood costs no wait)."""
+        import fcntl  # POSIX, as every ExternalBot: here so that bones imports on Windows
+        import termios
+
         with self.reading:  # every byte is in the pipe or counted in taken, once
             try:
                 waiting = fcntl.ioctl(self.fd, termios.FIONREAD, b"\0" * 4)
