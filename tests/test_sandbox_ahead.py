@@ -20,6 +20,7 @@ from test_sandbox import (
     _fake,
     _gone,
     _hierarchy,
+    _no_sandbox,
     _running,
     fake_v1,
     needs_bwrap,
@@ -242,8 +243,8 @@ def test_a_hello_waiting_past_the_handshake_time_is_read_and_a_silent_bot_times_
 # -- bots started ahead are frozen until their game ------------------------------------
 
 needs_freezer = pytest.mark.skipif(
-    not os.path.exists("/usr/bin/bwrap") or _hierarchy() is None or _hierarchy().freezer is None,
-    reason="no writable cgroup freezer: no bot is started ahead",
+    bool(_no_sandbox()) or _hierarchy() is None or _hierarchy().freezer is None,
+    reason=_no_sandbox() or "no writable cgroup freezer: no bot is started ahead",
 )
 
 #: A hostile bot: it and a child it forks count in loops, and write their counts to its
