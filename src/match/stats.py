@@ -284,16 +284,10 @@ def estimate_samples(samples: Sequence[float]) -> Estimate:
 
 
 def estimate_counts(counts: Mapping[float, int]) -> Estimate:
-    """:func:`estimate` from a histogram ``{unit score: how many units}``: exactly the
-    numbers the list of units gives (``math.fsum`` is exactly rounded, so the order of
-    the units does not matter)."""
-    n = sum(counts.values())
-    if n == 0:
-        return estimate(math.nan, math.nan, 0)
-    units = [(v, c) for v, c in counts.items() if c]
-    mean = math.fsum(itertools.chain.from_iterable(itertools.repeat(v, c) for v, c in units)) / n
-    squares = (itertools.repeat((v - mean) ** 2, c) for v, c in units)
-    return estimate(mean, math.fsum(itertools.chain.from_iterable(squares)) / max(n - 1, 1), n)
+    """:func:`estimate_samples` of a histogram ``{unit score: how many units}`` (the same
+    numbers: ``math.fsum`` is exactly rounded, so the order of the units does not matter)."""
+    units = itertools.chain.from_iterable(itertools.repeat(v, c) for v, c in counts.items())
+    return estimate_samples(list(units))
 
 
 def trinomial_estimate(wins: int, draws: int, losses: int) -> Estimate:

@@ -265,6 +265,13 @@ class Cgroup:
         except (OSError, ValueError):
             return None
 
+    def _freezer_control(self) -> str:
+        """The file that freezes and thaws the cgroup (v2 ``cgroup.freeze``, v1
+        ``freezer.state``)."""
+        assert self.freezer is not None
+        name = "cgroup.freeze" if self.hierarchy.version == 2 else "freezer.state"
+        return os.path.join(self.freezer, name)
+
     def freeze(self, wait: float = 1.0) -> bool:
         """Stop every process of the cgroup, forks included, until :meth:`thaw` (v2
         ``cgroup.freeze``, done when ``cgroup.events`` says ``frozen 1``; v1
@@ -275,7 +282,7 @@ class Cgroup:
             raise OSError(f"no writable freezer for {self.folders}")
         self.frozen = True  # even in part: close() must thaw what SIGKILL cannot wake
         v2 = self.hierarchy.version == 2
-        control = os.path.join(self.freezer, "cgroup.freeze" if v2 else "freezer.state")
+        control = self._freezer_control()
         _write(control, "1" if v2 else "FROZEN")
         deadline = time.monotonic() + wait
         pause = 0.0002
@@ -294,10 +301,8 @@ class Cgroup:
     def thaw(self) -> None:
         """Let the processes run again (after :meth:`freeze`).  Idempotent."""
         if self.frozen and self.freezer is not None:
-            v2 = self.hierarchy.version == 2
-            control = os.path.join(self.freezer, "cgroup.freeze" if v2 else "freezer.state")
             with contextlib.suppress(FileNotFoundError):
-                _write(control, "0" if v2 else "THAWED")
+                _write(self._freezer_control(), "0" if self.hierarchy.version == 2 else "THAWED")
         self.frozen = False
 
     @property
