@@ -428,3 +428,19 @@ def test_kill_9_and_resume(tmp_path):
     b.pop("journal")
     assert a == b
     assert cut.read_bytes().count(b'"type":"game"') == 3000
+
+
+@pytest.mark.parametrize("variant", ["mexican-train", "chicken-foot", "draw"])
+def test_a_workers_journal_line_is_its_games_record_encoded(variant):
+    from bones.match.journal import encode_record
+    from bones.match.runner import MatchConfig, play_games
+
+    p = plan(MatchConfig(bots=("random", "greedy"), variant=variant, players=4, games=2, seed=5))
+    tasks = [p.task(g) for g in range(2)]
+    for task, summary in zip(tasks, play_games(tasks), strict=True):
+        record = play_game(task)
+        assert record["rounds"] and all(r["result"] is not None for r in record["rounds"])
+        line = json.loads(summary["line"])
+        for timed in ("seconds", "longest_move"):  # the two games' own timings
+            record[timed] = line[timed]
+        assert summary["line"] == encode_record(record)

@@ -168,3 +168,116 @@ def test_a_seat_value_that_raises_leaves_the_game_as_it_was(monkeypatch):
         assert game.to_msgpack() == before and not game.results
         return
     pytest.fail("no blocked round with a winner in 60 deals")
+
+
+# --- the observation of a decision, made again in place when nobody kept it ------------
+
+
+class Checking(bones.Bot):
+    """Reads every field of each observation it gets (so each is cached in it) and checks
+    them against a view made afresh by the round (a test's bot may see the round), then
+    keeps it or not."""
+
+    def __init__(self, rnd, keep: bool, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.rnd, self.keep, self.kept, self.checked = rnd, keep, [], 0
+
+    def choose(self, observation, legal_moves):
+        fields = observation._fields()
+        assert fields == self.rnd.observation(observation.seat)._fields()
+        assert legal_moves is observation.legal_moves
+        self.checked += 1
+        if self.keep:
+            self.kept.append((observation, fields))
+        return self.rng.choice(legal_moves)
+
+
+@pytest.mark.parametrize("variant", ["mexican-train", "chicken-foot"])
+@pytest.mark.parametrize("keep", [False, True, "some"])
+def test_a_decision_sees_its_own_view_whether_or_not_the_last_one_was_kept(variant, keep):
+    from bones.core.referee import Guard, play_round
+
+    for seed in range(8):
+        game = bones.new_game(variant, 4, seed)
+        rnd = game.round
+        bots = [Checking(rnd, keep is True or (keep == "some" and s % 2 == 0), s) for s in range(4)]
+        guarded = [Guard(b, s, "checking", None, False) for s, b in enumerate(bots)]
+        play_round(rnd, guarded if seed % 2 else bots)
+        assert sum(b.checked for b in bots) == len(rnd.moves) > 0
+        for bot in bots:  # a view a bot kept is the one it was given, whatever came after
+            assert all(obs._fields() == fields for obs, fields in bot.kept)
+
+
+# --- a round's journal entry, written by the round ---------------------------------------
+
+
+def entries(layout: str, players: int, seed: int):
+    """Every state of a random round, from the deal to its end."""
+    r = TrainRound.deal(layout, 9 if layout == "chicken_foot" else 12, players, seed=seed)
+    rng = random.Random(seed)
+    while True:
+        yield r
+        if r.is_over:
+            return
+        r.play(rng.randrange(len(r.legal_moves)))
+
+
+@pytest.mark.parametrize("layout", ["trains", "chicken_foot"])
+def test_a_train_rounds_journal_entry_is_the_encoders_text(layout):
+    from bones.match.journal import encode_record, round_entry
+
+    for players in (2, 4, 8):
+        for seed in range(6):
+            for r in entries(layout, players, seed):
+                assert r.journal_entry() == encode_record(round_entry(r))
+    for seed in range(4):  # a game's rounds: a variant, scores and options bound
+        game = bones.new_game("mexican-train", 3, seed, hand_size=5)
+        rng = random.Random(seed)
+        while True:
+            rnd = game.round
+            while not rnd.is_over:
+                rnd.play(rng.choice(rnd.legal_moves))
+            assert rnd.journal_entry() == encode_record(round_entry(rnd))
+            if game.next_round() is None:
+                break
+
+
+def test_a_train_rounds_moves_pack_as_two_bytes_each():
+    import msgpack
+
+    for layout in ("trains", "chicken_foot"):
+        r = played(layout, 3)
+        packed = msgpack.unpackb(r.to_msgpack())[12]
+        assert packed == b"".join(m.code.to_bytes(2, "little") for m in r.moves)
+        assert TrainRound.from_msgpack(r.to_msgpack()).moves == r.moves
+
+
+def test_a_journal_entry_of_a_round_made_without_its_constructor_is_refused():
+    with pytest.raises(TypeError):
+        TrainRound.__new__(TrainRound).journal_entry()
+
+
+def test_round_json_is_the_encoders_text_for_every_kind_of_round():
+    from bones.match.journal import encode_record, round_entry, round_json
+
+    for variant in ("draw", "block", "mexican-train", "chicken-foot"):
+        for seed in range(5):
+            r = bones.Round.deal(variant, players=4, seed=seed)
+            rng = random.Random(seed)
+            assert round_json(r) == encode_record(round_entry(r))  # no result yet
+            while not r.is_over:
+                r.play(rng.choice(r.legal_moves))
+            assert round_json(r) == encode_record(round_entry(r))
+
+
+def test_a_games_line_with_its_rounds_as_text_is_the_encoders_line():
+    from bones.match.journal import encode_game, encode_record, round_entry
+
+    rec = {"type": "game", "id": 3, "options": {"rounds": [], "x": '"rounds":[]'}}
+    rec |= {"rounds": [], "scores": [1, 2], "winners": [0]}
+    r = played("trains", 1)
+    texts = [r.journal_entry(), played("chicken_foot", 2, moves=5).journal_entry()]
+    full = dict(rec, rounds=[round_entry(r), round_entry(played("chicken_foot", 2, moves=5))])
+    assert encode_game(rec, texts) == encode_record(full)
+    assert encode_game(rec, []) == encode_record(rec)
+    assert encode_game({"rounds": []}, texts[:1]) == encode_record({"rounds": [round_entry(r)]})

@@ -8,6 +8,7 @@ What they do is docs/matches.md's "Faults"; ``bones.match.driver`` builds the gu
 import signal
 
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.ref cimport Py_REFCNT
 
 from bones.core.bitops cimport monotonic
 from bones.core.moves cimport Move
@@ -424,7 +425,7 @@ cdef object _play_trains(TrainRound round, bots):
     cdef tuple seats = tuple(bots)
     cdef int players, seat
     cdef Py_ssize_t seen = 0, n, i
-    cdef TrainSeatView observation
+    cdef TrainSeatView observation, spare = None
     round._check()
     players = round.st.players
     _imports()
@@ -445,9 +446,15 @@ cdef object _play_trains(TrainRound round, bots):
         if round.st.status != TR_PLAYING:
             break
         seat = round.st.to_move
-        observation = round._observation(seat)
+        if spare is None:
+            observation = round._observation(seat)
+        else:  # the last decision's, which nobody kept: made anew without an allocation
+            observation, spare = spare, None
+            round._refill(observation, seat)
         legal = observation._legal  # the very tuple the observation holds
         move = _hook(seat, seats[seat], CHOOSE, (observation, legal))
+        if Py_REFCNT(observation) == 1:  # only ours: the bot kept no reference to it
+            spare = observation
         # the engine's part (an error in it is not the bot's) once the move is its type
         if type(move) is not TrainMove or not round._play_legal((<TrainMove>move).code):
             raise _BotError(

@@ -66,6 +66,8 @@ cdef class TrainRound:
 
     cdef int _check(self) except -1  # TypeError for a round not made by this module
     cdef TrainSeatView _observation(self, int seat)  # observation() of a seat in range
+    cdef void _refill(self, TrainSeatView o, int seat) except *  # o, held by its caller alone, anew
+    cdef void _fill(self, TrainSeatView o, int seat) except *  # o (new or cleared): seat's view
     cdef bint _play_legal(self, int code) except -1  # play code if legal; False if not
     cdef tuple _events(self)
     cdef object _make_result(self)  # the TrainResult of a round that is over

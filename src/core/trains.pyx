@@ -21,12 +21,14 @@ reads it so (each also in docs/trains.md):
 """
 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.number cimport PyIndex_Check
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 from bones.core.bitops cimport monotonic
@@ -522,6 +524,56 @@ cdef class TrainRound:
             PyList_SET_ITEM(texts, i, text)
         return " ".join(texts)
 
+    def journal_entry(self):
+        """The round's entry in a match journal as compact JSON text: exactly what
+        ``json`` writes (with ``bones.match.journal``'s separators) for
+        ``{"round": base64 of to_msgpack(), "moves": moves_text(), "result": [reason,
+        winners, points, values, last_seat] or null}``, written in one buffer (a match
+        writes one per round; the dict and the encoder cost it several microseconds)."""
+        self._check()
+        cdef bytes packed = self.to_msgpack()
+        cdef Py_ssize_t n = len(packed), m = 0, size, k, i, t
+        cdef TrainMove move
+        cdef const char* text
+        for i in range(self.st.n_plies):  # the moves' texts, each made once and kept
+            move = _move_of(self.st.plies[i].move)
+            m += len(move._text if move._text is not None else str(move)) + 1
+        result = self.result
+        cdef bytes reason = b"" if result is None else result.reason.encode("ascii")
+        # the fixed text, the base64, the moves, the reason, 3 lists of ints and last_seat
+        size = 64 + 4 * (n // 3 + 1) + m + len(reason)
+        if result is not None:
+            size += 3 * 21 * len(result.points) + 21
+        cdef char* out = <char*>PyMem_Malloc(size)
+        if out == NULL:
+            raise MemoryError()
+        try:
+            k = _put(out, 0, b'{"round":"', 10)
+            k = _base64(out, k, packed, n)
+            k = _put(out, k, b'","moves":"', 11)
+            for i in range(self.st.n_plies):
+                if i:
+                    out[k] = 32  # " "
+                    k += 1
+                text = PyUnicode_AsUTF8AndSize(_move_of(self.st.plies[i].move)._text, &t)
+                k = _put(out, k, text, t)  # ASCII: JSON needs no escape in a move's text
+            k = _put(out, k, b'","result":', 11)
+            if result is None:
+                k = _put(out, k, b"null", 4)
+            else:
+                k = _put(out, k, b'["', 2)
+                k = _put(out, k, reason, len(reason))
+                k = _put(out, k, b'",', 2)
+                k = _json_ints(out, k, result.winners)
+                k = _json_ints(out, k, result.points)
+                k = _json_ints(out, k, result.values)
+                k = _json_int(out, k, result.last_seat)
+                k = _put(out, k, b"]", 1)
+            k = _put(out, k, b"}", 1)
+            return out[:k].decode("ascii")
+        finally:
+            PyMem_Free(out)
+
     # --- playing -------------------------------------------------------------------------
 
     @property
@@ -841,11 +893,22 @@ cdef class TrainRound:
         if _observation_class is None:
             from bones.core.observation import TrainObservation
             _observation_class = TrainObservation
-        if len(self._pub) < self.st.n_events * _EV:
-            self._sync()
         # the class's tp_new at once: no lookup of __new__, no argument tuple to make
         o = <TrainSeatView>(<PyTypeObject*>_observation_class).tp_new(
             _observation_class, <PyObject*>_NEW_ARGS, NULL)
+        self._fill(o, s)
+        return o
+
+    cdef void _refill(self, TrainSeatView o, int s) except *:
+        # o is this round's observation and its caller holds the only reference (so nobody
+        # can see it change): it becomes s's view now, as a new one would be
+        o._to_move = o._pending = o._result = o._legal = None
+        o._hand = o._hand_sizes = o._trains = o._open_ends = o._placements = o._log = None
+        self._fill(o, s)
+
+    cdef void _fill(self, TrainSeatView o, int s) except *:
+        if len(self._pub) < self.st.n_events * _EV:
+            self._sync()
         _snap(self.st, s, &o.v)
         o._pub = self._pub
         o._own = <bytearray>self._own[s]
@@ -858,7 +921,6 @@ cdef class TrainRound:
         else:
             o._result = self.result
             o._legal = ()
-        return o
 
     # --- serialisation -------------------------------------------------------------------
 
@@ -867,17 +929,18 @@ cdef class TrainRound:
         options and the moves (docs/trains.md)."""
         self._check()
         cdef int i
-        moves = bytearray()
+        cdef bytes moves = PyBytes_FromStringAndSize(NULL, 2 * self.st.n_plies)
+        cdef uint8_t* out = <uint8_t*>PyBytes_AS_STRING(moves)
         for i in range(self.st.n_plies):
-            moves.append(self.st.plies[i].move & 255)
-            moves.append(self.st.plies[i].move >> 8)
+            out[2 * i] = self.st.plies[i].move & 255
+            out[2 * i + 1] = self.st.plies[i].move >> 8
         return _PACKER.pack([
-            SCHEMA, SCHEMA_VERSION, self.layout_name, self.st.set_max, self.st.engine,
+            SCHEMA, SCHEMA_VERSION, LAYOUTS[self.st.layout], self.st.set_max, self.st.engine,
             self.st.leader, self.st.zero_double, bool(self.st.first_turn_own),
             self.st.engine_toes, self.partial,
             [_indices(self.st.hand0[i]) for i in range(self.st.players)],
             (<char*>self.st.stock)[:self.st.stock_len],
-            bytes(moves),
+            moves,
             self._variant,
             list(self._scores),
             self._options,
@@ -1015,6 +1078,82 @@ cdef tuple _tiles(W128 m):
         out.append(wide_tile(w_first(m)))
         m = w_rest(m)
     return tuple(out)
+
+
+# --- a journal entry's text (TrainRound.journal_entry) -----------------------------------
+
+cdef const char* _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+cdef inline Py_ssize_t _put(char* out, Py_ssize_t k, const char* text,
+                            Py_ssize_t n) noexcept nogil:
+    memcpy(out + k, text, n)
+    return k + n
+
+
+cdef Py_ssize_t _base64(char* out, Py_ssize_t k, const unsigned char* data,
+                        Py_ssize_t n) noexcept nogil:
+    """data in standard base64 with padding (``base64.b64encode``'s) at out + k."""
+    cdef Py_ssize_t i = 0
+    cdef unsigned int w
+    while i + 3 <= n:
+        w = data[i] << 16 | data[i + 1] << 8 | data[i + 2]
+        out[k] = _B64[w >> 18]
+        out[k + 1] = _B64[w >> 12 & 63]
+        out[k + 2] = _B64[w >> 6 & 63]
+        out[k + 3] = _B64[w & 63]
+        i += 3
+        k += 4
+    if i < n:
+        w = data[i] << 16 | (data[i + 1] << 8 if i + 1 < n else 0)
+        out[k] = _B64[w >> 18]
+        out[k + 1] = _B64[w >> 12 & 63]
+        out[k + 2] = _B64[w >> 6 & 63] if i + 1 < n else 61  # "="
+        out[k + 3] = 61
+        k += 4
+    return k
+
+
+cdef Py_ssize_t _json_int(char* out, Py_ssize_t k, object value) except -1:
+    """An int as JSON writes it (at most 20 characters), or null for None."""
+    cdef char digits[20]
+    cdef int d = 0
+    cdef long long v
+    cdef unsigned long long u
+    if value is None:
+        return _put(out, k, b"null", 4)
+    if type(value) is not int:  # a bool or a float would be written otherwise
+        raise TypeError(f"a journal entry's number must be an int, not {type(value).__name__}")
+    v = value
+    u = v
+    if v < 0:
+        out[k] = 45  # "-"
+        k += 1
+        u = -u
+    while True:
+        digits[d] = 48 + <int>(u % 10)
+        d += 1
+        u //= 10
+        if u == 0:
+            break
+    while d:
+        d -= 1
+        out[k] = digits[d]
+        k += 1
+    return k
+
+
+cdef Py_ssize_t _json_ints(char* out, Py_ssize_t k, tuple values) except -1:
+    """A tuple of ints as a JSON array, then a comma."""
+    cdef Py_ssize_t i
+    out[k] = 91  # "["
+    k += 1
+    for i in range(len(values)):
+        if i:
+            out[k] = 44  # ","
+            k += 1
+        k = _json_int(out, k, values[i])
+    return _put(out, k, b"],", 2)
 
 
 # --- what one seat sees ------------------------------------------------------------------

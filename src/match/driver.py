@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import signal
 import sys
@@ -21,10 +22,10 @@ from ..core import referee
 from ..core.referee import HOOKS, SLOT, Guard, play_round
 from ..game import new_game
 from .journal import (
-    encode_record,
+    encode_game,
     error_record,
     make_record,
-    round_entry,
+    round_json,
 )
 from .schedule import BOT_LOG_LIMIT, tc_text
 
@@ -571,11 +572,19 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     the record says why.  An error of the engine (a variant's ``move_scorer`` that
     raises) voids the game: the record's ``error`` says what happened.
     """
+    rec, rounds = _played(task)
+    rec["rounds"] = [json.loads(text) for text in rounds]
+    return rec
+
+
+def _played(task: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """:func:`play_game`'s record, with its ``rounds`` empty, and its rounds as the
+    journal writes them (:func:`~bones.match.journal.round_json`)."""
     with _StdoutToStderr(), _UserInterrupt():
         return _play_game(task)
 
 
-def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
+def _play_game(task: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     start = time.perf_counter()
     watch = _WATCH
     if watch is not None:
@@ -589,7 +598,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     cpu = bool(task.get("tc_cpu"))
     if tc is not None:
         alarm = _alarm_usable()
-    rounds: list[dict[str, Any]] = []
+    rounds: list[str] = []
     forfeit = None
     guards: list[Guard] = []
     game = None
@@ -630,33 +639,40 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
                     raise
                 raise BotError(seat, f"bot {spec!r} could not be made: {exc.message}") from exc
             guards.append(guard)
+        variant = game.variant
         for seat, guard in enumerate(guards):
-            guard.start_game(seat, game.variant, n, dict(options))
+            if not guard.skip >> _START_GAME & 1:  # else its arguments need not be made
+                guard.start_game(seat, variant, n, dict(options))
         while True:
             rnd = game.round
             try:
                 play_round(rnd, guards)
             finally:
-                with contextlib.suppress(Exception):
-                    rounds.append(round_entry(rnd))
+                try:  # not contextlib.suppress: no object made per round
+                    rounds.append(round_json(rnd))
+                except Exception:  # noqa: BLE001, S110  (the round's error is the one raised)
+                    pass
             if game.next_round() is None:
                 break
+        scores, winners = tuple(game.scores), tuple(game.winners)
         for guard in guards:
-            guard.end_game(tuple(game.scores), tuple(game.winners))
+            guard.end_game(scores, winners)
         finished = True
     except BotError as exc:
         fault = _scorer_fault(exc, str(task["variant"]))
         if fault is not None:  # the bot asked points_after and the variant's scorer raised
-            return error_record(task, fault, time.perf_counter() - start)
+            return error_record(task, fault, time.perf_counter() - start), []
         forfeit = _forfeit(exc)
     except KeyboardInterrupt:
         if referee.user_interrupt() or not _IN_WORKER:
             raise
-        return error_record(task, "KeyboardInterrupt in the engine", time.perf_counter() - start)
+        return error_record(
+            task, "KeyboardInterrupt in the engine", time.perf_counter() - start
+        ), []
     except Exception as exc:  # noqa: BLE001  (the engine, not a bot: the game is void)
         return error_record(
             task, _engine_error(exc, str(task["variant"])), time.perf_counter() - start
-        )
+        ), []
     finally:
         if commands is not None:
             fresh = bool(task.get("fresh"))  # --sandbox: a new process for the next game
@@ -671,7 +687,7 @@ def _play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     longest = [round(g.longest, 6) for g in guards]
     longest += [0.0] * (n - len(longest))
     assert game is not None
-    return make_record(task, game, rounds, forfeit, time.perf_counter() - start, longest)
+    return make_record(task, game, [], forfeit, time.perf_counter() - start, longest), rounds
 
 
 def _release(guards: Sequence[Guard], watch: Watch | None) -> None:
@@ -701,9 +717,9 @@ def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     so that the encoding runs in the workers, in parallel, not in the runner."""
     out = []
     for task in batch:
-        rec = play_game(task)
+        rec, rounds = _played(task)
         summary = {k: rec[k] for k in TALLIED if k in rec}
-        summary["line"] = encode_record(rec)
+        summary["line"] = encode_game(rec, rounds)
         out.append(summary)
     _join_closing()
     return out

@@ -43,6 +43,7 @@ __all__ = [
     "IdSet",
     "JournalReader",
     "check_game",
+    "encode_game",
     "error_record",
     "forfeit_record",
     "load_record",
@@ -50,6 +51,7 @@ __all__ = [
     "ranks_of",
     "read_journal",
     "round_entry",
+    "round_json",
     "record_key",
     "show",
     "sign_record",
@@ -176,6 +178,27 @@ def round_entry(rnd: Any) -> dict[str, Any]:
             result.last_seat,
         ],
     }
+
+
+def round_json(rnd: Any) -> str:
+    """:func:`round_entry` of ``rnd`` as :func:`encode_record` writes it: a train round
+    writes its text itself in one pass (``TrainRound.journal_entry``), without the dict
+    and the encoder (a worker writes one per round); any other round through both."""
+    if type(rnd) is TrainRound:
+        return rnd.journal_entry()
+    return encode_record(round_entry(rnd))
+
+
+def encode_game(rec: Mapping[str, Any], rounds: Sequence[str]) -> str:
+    """The journal line of the game record ``rec`` whose ``rounds`` are given as their
+    texts (:func:`round_json`, in play order) in place of its own: what
+    :func:`encode_record` writes for ``rec`` with those rounds, without decoding them."""
+    keys = list(rec)
+    at = keys.index("rounds")
+    head = encode_record({k: rec[k] for k in keys[:at]})[1:-1]
+    tail = encode_record({k: rec[k] for k in keys[at + 1 :]})[1:-1]
+    middle = f'"rounds":[{",".join(rounds)}]'
+    return "{" + ",".join(part for part in (head, middle, tail) if part) + "}"
 
 
 def ranks_of(n_sides: int, winners: Sequence[int], losers: Sequence[int]) -> list[int]:
