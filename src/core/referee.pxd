@@ -10,5 +10,7 @@ cdef class Guard:
     cdef double* slot               # the worker's watch slot (pid, game, seat, since, hook)
     cdef object watch               # the shared array slot points into (kept alive)
 
-    cdef object call(self, int hook, tuple args)
+    cdef object call(self, int hook, tuple args)  # hook(*args) (INIT: args[0]()), guarded
+    cdef object choose_move(self, observation, legal)  # choose(observation, legal), guarded
+    cdef object _call(self, int hook, tuple args, observation, legal)  # CHOOSE: no args
     cdef object _fault(self, int hook, exc)

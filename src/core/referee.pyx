@@ -217,6 +217,15 @@ cdef class Guard:
         self.limit = -1.0 if value is None else max(limit, 0.0)
 
     cdef object call(self, int hook, tuple args):
+        if hook == CHOOSE:
+            return self._call(hook, None, args[0], args[1])
+        return self._call(hook, args, None, None)
+
+    cdef object choose_move(self, observation, legal):
+        # no argument tuple to make and drop at every decision
+        return self._call(CHOOSE, None, observation, legal)
+
+    cdef object _call(self, int hook, tuple args, observation, legal):
         global _deadline
         cdef double start = monotonic(), elapsed, deadline
         cdef double* slot = self.slot
@@ -233,7 +242,7 @@ cdef class Guard:
                     _deadline = deadline
                 try:
                     if hook == CHOOSE:  # the bot's attribute lookup too is its code, guarded
-                        value = self.bot.choose(args[0], args[1])
+                        value = self.bot.choose(observation, legal)
                     elif hook == INIT:
                         value = args[0]()
                     else:
@@ -296,7 +305,7 @@ cdef class Guard:
 
     def choose(self, observation, legal_moves):
         _imports()
-        return self.call(CHOOSE, (observation, legal_moves))
+        return self.choose_move(observation, legal_moves)
 
     def end_round(self, *args):
         if not self.skip & (1 << END_ROUND):
@@ -385,7 +394,7 @@ cdef object _play(Round round, bots):
         observation = round._observation(seat)
         legal = (<SeatView>observation).legal_moves
         if type(bot) is Guard:
-            move = (<Guard>bot).call(CHOOSE, (observation, legal))
+            move = (<Guard>bot).choose_move(observation, legal)
         else:
             try:
                 move = bot.choose(observation, legal)
@@ -452,7 +461,11 @@ cdef object _play_trains(TrainRound round, bots):
             observation, spare = spare, None
             round._refill(observation, seat)
         legal = observation._legal  # the very tuple the observation holds
-        move = _hook(seat, seats[seat], CHOOSE, (observation, legal))
+        bot = seats[seat]
+        if type(bot) is Guard:
+            move = (<Guard>bot).choose_move(observation, legal)
+        else:
+            move = _hook(seat, bot, CHOOSE, (observation, legal))
         if Py_REFCNT(observation) == 1:  # only ours: the bot kept no reference to it
             spare = observation
         # the engine's part (an error in it is not the bot's) once the move is its type
