@@ -554,3 +554,56 @@ def test_a_journal_from_before_records_were_signed_still_resumes(tmp_path):
     data = read_journal(path)
     assert [r["id"] for r in data.records] == list(range(6))
     assert any("2 game record(s) without a valid MAC" in w for w in data.warnings)
+
+
+_JSON_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()  # NaN and infinities too: written as json.dumps writes them
+    | st.text(max_size=20)
+)
+_JSON_KEYS = st.text(max_size=8) | st.integers() | st.booleans() | st.none() | st.floats()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.recursive(
+        _JSON_LEAVES,
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.tuples(inner, inner)
+            | st.dictionaries(_JSON_KEYS, inner, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
+def test_a_record_is_encoded_as_json_dumps_encodes_it(obj):
+    from bones.match import journal
+
+    want = json.dumps(obj, separators=(",", ":"))
+    assert journal.encode_record(obj) == want
+
+
+def test_a_python_without_the_c_encoder_writes_the_same_text(monkeypatch):
+    from bones.match import journal
+
+    rec = {"type": "game", "id": 1, "x": [1.5, float("nan"), None, True, 'é\n"'], 2: {}}
+    fast = journal.encode_record(rec)
+    monkeypatch.setattr(journal, "_C_ENCODE", None)
+    assert journal.encode_record(rec) == fast == json.dumps(rec, separators=(",", ":"))
+
+
+def test_what_json_cannot_encode_is_refused_as_json_refuses_it():
+    from bones.match.journal import encode_record
+
+    for bad in ({"a": {1, 2}}, {"a": object()}, {(1, 2): 3}, [b"bytes"]):
+        with pytest.raises(TypeError):
+            json.dumps(bad)
+        with pytest.raises(TypeError):
+            encode_record(bad)
+    cycle: list = []
+    cycle.append(cycle)
+    with pytest.raises((ValueError, RecursionError)):  # a record is a tree: never met
+        encode_record({"a": cycle})
+    assert encode_record({"a": [1, 2]}) == '{"a":[1,2]}'  # nothing kept from the failures

@@ -537,7 +537,11 @@ def hard_limit(timeout: float | None) -> float | None:
     return timeout + max(timeout, 5.0)
 
 
-_SKIPPABLE = (_START_GAME, _START_ROUND, _OBSERVE, _END_ROUND, _END_GAME)
+#: The hooks a guard may skip: (code, name, :class:`~bones.Bot`'s own, which does nothing).
+_SKIPPABLE = tuple(
+    (hook, HOOKS[hook], getattr(Bot, HOOKS[hook]))
+    for hook in (_START_GAME, _START_ROUND, _OBSERVE, _END_ROUND, _END_GAME)
+)
 
 
 def _make(guard: Guard, spec: str, seed: int) -> Any:
@@ -546,12 +550,12 @@ def _make(guard: Guard, spec: str, seed: int) -> Any:
     empty calls."""
     bot = make_bot(spec, seed=seed)
     kind = type(bot)
-    for hook in _SKIPPABLE:
-        name = HOOKS[hook]
-        if getattr(kind, name, None) is getattr(Bot, name) and name not in getattr(
-            bot, "__dict__", {}
-        ):
-            guard.skip |= 1 << hook
+    own = getattr(bot, "__dict__", None) or {}
+    skip = 0
+    for hook, name, noop in _SKIPPABLE:
+        if getattr(kind, name, None) is noop and name not in own:
+            skip |= 1 << hook
+    guard.skip |= skip
     return bot
 
 

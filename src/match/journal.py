@@ -105,11 +105,33 @@ class ReplayError(BonesError, ValueError):
 #: ``json.dumps(obj, separators=(",", ":"))`` made once: dumps makes an encoder per call,
 #: and a worker encodes every game's record.
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
+#: And its C encoder made once too (``JSONEncoder.encode`` makes one per call, a
+#: microsecond, as much as a round's result takes to encode): the same text.  Without
+#: circular-reference markers, so that it keeps no state between calls or threads (a
+#: record is a tree: a cycle would end in RecursionError, not ValueError).
+_MAKE_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None without _json
+_C_ENCODE: Any = (
+    None
+    if _MAKE_C_ENCODER is None
+    else _MAKE_C_ENCODER(  # markers, default, strings, indent, separators, sort, skip, nan
+        None,
+        _ENCODER.default,
+        json.encoder.encode_basestring_ascii,
+        None,
+        ":",
+        ",",
+        False,
+        False,
+        True,
+    )
+)
 
 
 def encode_record(obj: Mapping[str, Any]) -> str:
     """One journal line (compact JSON, no newline)."""
-    return _ENCODER.encode(obj)
+    if _C_ENCODE is None:
+        return _ENCODER.encode(obj)
+    return "".join(_C_ENCODE(obj, 0))
 
 
 #: The value of ``mac`` in a header or resume line: the game records after it carry a MAC.
