@@ -281,3 +281,24 @@ def test_a_games_line_with_its_rounds_as_text_is_the_encoders_line():
     assert encode_game(rec, texts) == encode_record(full)
     assert encode_game(rec, []) == encode_record(rec)
     assert encode_game({"rounds": []}, texts[:1]) == encode_record({"rounds": [round_entry(r)]})
+
+
+def test_a_bot_that_changes_its_views_class_hands_it_to_no_other_decision():
+    from bones.core.observation import TrainObservation
+    from bones.core.referee import play_round
+
+    class Tampered(TrainObservation):
+        __slots__ = ()
+
+    seen = []
+
+    class Swapper(bones.Bot):
+        def choose(self, observation, legal_moves):
+            seen.append(type(observation))
+            observation.__class__ = Tampered  # then dropped: the referee's is the only one
+            return self.rng.choice(legal_moves)
+
+    for variant in ("mexican-train", "chicken-foot"):
+        game = bones.new_game(variant, 4, 1)
+        play_round(game.round, [Swapper(seed=s) for s in range(4)])
+    assert seen and set(seen) == {TrainObservation}

@@ -435,6 +435,7 @@ cdef object _play_trains(TrainRound round, bots):
     cdef int players, seat
     cdef Py_ssize_t seen = 0, n, i
     cdef TrainSeatView observation, spare = None
+    cdef type kind = None  # the class of the observations made
     round._check()
     players = round.st.players
     _imports()
@@ -457,6 +458,7 @@ cdef object _play_trains(TrainRound round, bots):
         seat = round.st.to_move
         if spare is None:
             observation = round._observation(seat)
+            kind = type(observation)
         else:  # the last decision's, which nobody kept: made anew without an allocation
             observation, spare = spare, None
             round._refill(observation, seat)
@@ -466,7 +468,9 @@ cdef object _play_trains(TrainRound round, bots):
             move = (<Guard>bot).choose_move(observation, legal)
         else:
             move = _hook(seat, bot, CHOOSE, (observation, legal))
-        if Py_REFCNT(observation) == 1:  # only ours: the bot kept no reference to it
+        # only ours (the bot kept no reference to it) and still of its class (a bot that
+        # assigned __class__ does not hand its class on to the next decision)
+        if Py_REFCNT(observation) == 1 and type(observation) is kind:
             spare = observation
         # the engine's part (an error in it is not the bot's) once the move is its type
         if type(move) is not TrainMove or not round._play_legal((<TrainMove>move).code):
