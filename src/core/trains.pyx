@@ -529,7 +529,9 @@ cdef class TrainRound:
         ``json`` writes (with ``bones.match.journal``'s separators) for
         ``{"round": base64 of to_msgpack(), "moves": moves_text(), "result": [reason,
         winners, points, values, last_seat] or null}``, written in one buffer (a match
-        writes one per round; the dict and the encoder cost it several microseconds)."""
+        writes one per round; the dict and the encoder cost it several microseconds).  The
+        engine's move texts and reasons are plain ASCII: one that JSON would have to escape
+        raises ValueError rather than be written wrong."""
         self._check()
         cdef bytes packed = self.to_msgpack()
         cdef Py_ssize_t n = len(packed), m = 0, size, k, i, t
@@ -537,9 +539,10 @@ cdef class TrainRound:
         cdef const char* text
         for i in range(self.st.n_plies):  # the moves' texts, each made once and kept
             move = _move_of(self.st.plies[i].move)
-            m += len(move._text if move._text is not None else str(move)) + 1
+            PyUnicode_AsUTF8AndSize(move._text if move._text is not None else str(move), &t)
+            m += t + 1
         result = self.result
-        cdef bytes reason = b"" if result is None else result.reason.encode("ascii")
+        cdef bytes reason = b"" if result is None else result.reason.encode()
         # the fixed text, the base64, the moves, the reason, 3 lists of ints and last_seat
         size = 64 + 4 * (n // 3 + 1) + m + len(reason)
         if result is not None:
@@ -556,13 +559,13 @@ cdef class TrainRound:
                     out[k] = 32  # " "
                     k += 1
                 text = PyUnicode_AsUTF8AndSize(_move_of(self.st.plies[i].move)._text, &t)
-                k = _put(out, k, text, t)  # ASCII: JSON needs no escape in a move's text
+                k = _put_plain(out, k, text, t)
             k = _put(out, k, b'","result":', 11)
             if result is None:
                 k = _put(out, k, b"null", 4)
             else:
                 k = _put(out, k, b'["', 2)
-                k = _put(out, k, reason, len(reason))
+                k = _put_plain(out, k, reason, len(reason))
                 k = _put(out, k, b'",', 2)
                 k = _json_ints(out, k, result.winners)
                 k = _json_ints(out, k, result.points)
@@ -1089,6 +1092,19 @@ cdef inline Py_ssize_t _put(char* out, Py_ssize_t k, const char* text,
                             Py_ssize_t n) noexcept nogil:
     memcpy(out + k, text, n)
     return k + n
+
+
+cdef Py_ssize_t _put_plain(char* out, Py_ssize_t k, const char* text,
+                           Py_ssize_t n) except -1:
+    """_put of a text that JSON writes as it is (printable ASCII, no quote or backslash):
+    ValueError for any other, which would need an escape."""
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    for i in range(n):
+        c = text[i]
+        if c < 32 or c > 126 or c == 34 or c == 92:
+            raise ValueError(f"{text[:n]!r} needs escapes in JSON")
+    return _put(out, k, text, n)
 
 
 cdef Py_ssize_t _base64(char* out, Py_ssize_t k, const unsigned char* data,
