@@ -232,3 +232,45 @@ def test_ismcts_reports_its_iterations_and_honours_the_clock():
     assert 1 <= used < 10**6
     with pytest.raises(ValueError, match="iterations"):
         train_ismcts(obs, r.legal_moves, 0, 0.0, "expert", 0.7, 1)
+
+
+def _decisions(layout: str, players: int, seed: int, rounds: int = 2):
+    """The observations and legal moves of every decision with a choice in `rounds`
+    rounds played by the planner in every seat."""
+    out = []
+    for k in range(rounds):
+        r = TrainRound.deal(layout, players=players, seed=seed + k)
+        planner = make_bot("expert", seed=0)
+        while not r.is_over:
+            legal = r.legal_moves
+            obs = r.observation(r.to_move)
+            if len(legal) > 1:
+                out.append((obs, legal))
+            r.play(planner.choose(obs, legal))
+    return out
+
+
+def test_the_gate_only_ever_keeps_the_planners_move():
+    """With the same seed and no clock the samples are the same, so a gated pimc makes
+    the ungated move or, where that lead is within the noise, the planner's own."""
+    planner = make_bot("expert", seed=0)
+    kept = departed = 0
+    for obs, legal in _decisions("trains", 4, 3):
+        free, _, _ = pimc(obs, legal, 24, 0.0, "expert", 5)
+        gated, _, _ = pimc(obs, legal, 24, 0.0, "expert", 5, 2.0)
+        own = planner.choose(obs, legal)
+        assert gated in (free, own)
+        kept += gated == own != free
+        departed += gated == free != own
+    assert kept and departed  # the gate holds back some departures and lets others through
+
+
+def test_pimc_refuses_a_bad_gate():
+    r = TrainRound.deal("trains", players=4, seed=2)
+    obs = r.observation(r.to_move)
+    for gate in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="gate"):
+            pimc(obs, r.legal_moves, 2, 0.0, "expert", 1, gate)
+    for spec in ("pimc:gate=-1", "pimc:gate=11", "pimc:gate=x"):
+        with pytest.raises(bones.OptionError):
+            make_bot(spec)

@@ -14,10 +14,13 @@ from libc.stdint cimport uint64_t
 from bones.core.bitops cimport thread_ms
 
 from bones.core.rng cimport rng_seed
-from bones.core.trainpolicy cimport TP_RANDOM, tp_playout
+from bones.core.trainplan cimport PLAN_BUDGET
+from bones.core.trainpolicy cimport (
+    TP_CHAIN, TP_EXPERT, TP_RANDOM, tp_chain_pick, tp_plan_pick, tp_playout,
+)
 from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (
-    TR_MAX_MOVES, TrainState, ts_copy, ts_penalty, ts_play,
+    TR_MAX_MOVES, TR_MAX_SEATS, TrainState, ts_copy, ts_penalty, ts_play,
 )
 
 from bones.core.trainpolicy import POLICIES, check_moves
@@ -34,8 +37,8 @@ cdef double utility(const TrainState* s, int seat) noexcept nogil:
 
 
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
-                int n, double* totals, int samples, double start, double time_ms, int policy,
-                uint64_t* rng) noexcept nogil:
+                int n, double* totals, double* squares, int ref, int samples, double start,
+                double time_ms, int policy, uint64_t* rng) noexcept nogil:
     """Add each move's utility over up to samples samples to totals; the samples used.
     The clock (started at ``start``, before the sampler was built) is read before every
     move's playout; a sample cut short is dropped, so every move is scored on the same
@@ -56,18 +59,37 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
         if not over:
             for i in range(n):
                 totals[i] += cur[i]
+                if ref >= 0:
+                    squares[i] += (cur[i] - cur[ref]) * (cur[i] - cur[ref])
             used += 1
     return used
 
 
+cdef int reference(TrainSampler sampler, int policy) noexcept nogil:
+    """The move the playout policy itself makes at the root (its code), or -1 when the
+    policy draws random numbers: the planner's and the chain heuristic's moves read only
+    the seat's hand and the public record, so any sample gives the same."""
+    cdef int sizes[TR_MAX_SEATS]
+    cdef int i
+    if policy == TP_EXPERT:
+        for i in range(sampler.base.players):
+            sizes[i] = sampler.sizes[i]
+        return tp_plan_pick(sampler.base, PLAN_BUDGET, sizes)
+    if policy == TP_CHAIN:
+        return tp_chain_pick(sampler.base, PLAN_BUDGET)
+    return -1
+
+
 cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
-               uint64_t seed):
+               double gate, uint64_t seed):
     cdef double start = thread_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
     cdef int codes[TR_MAX_MOVES]
     cdef double totals[TR_MAX_MOVES]
+    cdef double squares[TR_MAX_MOVES]
     cdef uint64_t rng = rng_seed(seed)
-    cdef int n, i, best = 0, used
+    cdef int n, i, best = 0, used, ref = -1, ref_code
+    cdef double diff, spread
     cdef TrainState* base = NULL
     cdef TrainState* work = NULL
     moves = check_moves(sampler, legal_moves)
@@ -77,20 +99,32 @@ cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy
     for i in range(n):
         codes[i] = moves[i]
         totals[i] = 0
+        squares[i] = 0
+    if gate > 0:
+        ref_code = reference(sampler, policy)
+        if ref_code >= 0:
+            ref = moves.index(ref_code)
     base = <TrainState*>PyMem_Malloc(sizeof(TrainState))
     work = <TrainState*>PyMem_Malloc(sizeof(TrainState))
     try:
         if base is NULL or work is NULL:
             raise MemoryError()
         with nogil:
-            used = search(sampler, base, work, codes, n, totals, samples, start, time_ms,
-                          policy, &rng)
+            used = search(sampler, base, work, codes, n, totals, squares, ref, samples, start,
+                          time_ms, policy, &rng)
     finally:
         PyMem_Free(base)
         PyMem_Free(work)
     for i in range(1, n):
         if totals[i] > totals[best]:
             best = i
+    if ref >= 0 and best != ref:
+        # Depart from the policy's own move only when the paired difference is clear of
+        # the noise of the samples: gate standard errors of its mean.
+        diff = (totals[best] - totals[ref]) / used
+        spread = squares[best] / used - diff * diff
+        if used < 2 or diff * diff * (used - 1) <= gate * gate * max(spread, 0.0):
+            best = ref
     return legal_moves[best], rng, used
 
 
@@ -100,11 +134,12 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     if simulations < 1:
         raise ValueError(f"simulations must be >= 1, not {simulations}")
     move, rng, _ = run(observation, legal_moves, max(1, simulations // max(1, len(legal_moves))),
-                       0.0, TP_RANDOM, seed)
+                       0.0, TP_RANDOM, 0.0, seed)
     return move, rng
 
 
-def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint64_t seed):
+def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint64_t seed,
+         double gate=0.0):
     """pimc's move in a train game: every legal move played out under ``policy`` on each
     of up to ``samples`` samples, within ``time_ms`` ms of CPU time (0: no clock, the
     result then depends only on the seed); ``(move, new_seed, samples_used)``."""
@@ -112,4 +147,6 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     if samples < 1:
         raise ValueError(f"samples must be >= 1, not {samples}")
-    return run(observation, legal_moves, samples, time_ms, POLICIES[policy], seed)
+    if not gate >= 0:
+        raise ValueError(f"gate must be >= 0, not {gate}")
+    return run(observation, legal_moves, samples, time_ms, POLICIES[policy], gate, seed)

@@ -263,6 +263,7 @@ class PIMC(_CompiledBot):
         exact: int = 8,
         threads: int = 1,
         infer: float | None = None,
+        gate: float = 1.0,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -273,10 +274,11 @@ class PIMC(_CompiledBot):
             exact=exact,
             threads=threads,
             infer=infer,
+            gate=gate,
             **options,
         )
         self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
-        self.threads, self.infer = threads, infer
+        self.threads, self.infer, self.gate = threads, infer, float(gate)
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
@@ -290,6 +292,7 @@ class PIMC(_CompiledBot):
                 float(self.time_ms),
                 self.policy,
                 self._state,
+                self.gate,
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import pimc
@@ -396,6 +399,10 @@ def _number(value: object) -> bool:
 
 def _beta(value: object) -> bool:
     return value is None or (_number(value) and 0 <= value <= 100)  # type: ignore[operator]
+
+
+def _gate(value: object) -> bool:
+    return _number(value) and value is not None and 0 <= value <= 10  # type: ignore[operator]
 
 
 def _time(value: object) -> bool:
@@ -509,6 +516,14 @@ SPECS = (
                 f"{INFER} / (players - 1))",
                 check=_beta,
                 expects="a number from 0 to 100",
+            ),
+            "gate": Option(
+                "gate",
+                1.0,
+                doc="train games: leave the playout policy's own move only for one ahead "
+                "by more than this many standard errors over the samples (0: any lead)",
+                check=_gate,
+                expects="a number from 0 to 10",
             ),
             **_WEIGHT_OPTIONS,
         },
