@@ -41,14 +41,17 @@ games), 4 players, double-12, 15 tiles each, random legal moves:
 The workloads alternate ``--repeats`` times (the order rotates every repeat), each timed
 by ``time.process_time``; the report gives rounds per CPU second of each (median and
 min..max over the repeats) and the ratios of bones' two loops to each peer, taken within
-each repeat (median and min..max).  Before timing, every peer plays the rounds it is
-timed on (same seeds, same calls) with checks after each round, untimed: the tiles are
-conserved (hands + stock + trains + engine = 91, no tile twice), every train is a chain
-from the engine, and the round ended as its rules end one (one hand emptied, or a block:
-for the Bot Challenge engine, an empty stock and no placement left to anyone).  The report
-gives, per program, the rounds, the rounds won and blocked (blocked with tiles left in the
-stock: the simulator's 4 passes in a row), and the tiles placed per round, which say how
-long each program's rounds are; bones' come from the API loop's rounds (``api``).
+each repeat (median and min..max).  Each peer's moves come from its own legal-move
+generator and its own random player, and its own code refuses a tile that does not fit
+(the simulator's ``Train.play``, the engine's ``check_valid_move``).  Before timing,
+every peer plays the rounds it is timed on (same seeds, same calls) with checks after each
+round, untimed: the tiles are conserved (hands + stock + trains + engine = 91, no tile
+twice), every train is a chain from the engine, and the round ended as its rules end one
+(one hand emptied, or a block: for the Bot Challenge engine, an empty stock and no
+placement left to anyone).  The report gives, per program, the rounds, the rounds won and
+blocked (blocked with tiles left in the stock: the simulator's 4 passes in a row), and the
+tiles placed per round, which say how long each program's rounds are; bones' come from the
+API loop's rounds (``api``).
 """
 
 from __future__ import annotations
