@@ -17,8 +17,8 @@ Each PATH is a checkout of a peer, which stays out of this repository:
       git clone https://github.com/dcrescim/mexican-train
       git -C mexican-train checkout 20090c3fbe020f4c453787e8a98ee53e261f0413
 
-Five workloads of the same number of rounds (``--rounds``, rounded up to whole 13-round
-games), 4 players, double-12, 15 tiles each, random legal moves:
+Four workloads of the same number of rounds (``--rounds``, rounded up to the whole 13-round
+games the match plays), 4 players, double-12, 15 tiles each, random legal moves:
 
 * ``match``: the games of ``bones match random random --variant mexican-train --players 4``
   played as its worker plays them (``bench/train_match.py``'s ``match_rounds``);
@@ -102,31 +102,27 @@ BOT_CHALLENGE = Peer(
 )
 
 
-class PeerError(SystemExit):
-    pass
-
-
 def load(peer: Peer, path: str) -> str:
     """Put the checkout at ``path`` on the import path, checking it is ``peer``'s; returns
     its commit (or ``"unknown"`` without git) for the report."""
     how = f"git clone https://github.com/{peer.repo} DIR && git -C DIR checkout {peer.commit}"
     if not os.path.isdir(path):
-        raise PeerError(f"--{peer.name.replace('_', '-')} {path!r}: no such directory ({how})")
+        raise SystemExit(f"--{peer.name.replace('_', '-')} {path!r}: no such directory ({how})")
     root = os.path.abspath(path)
     if not os.path.isfile(os.path.join(root, peer.marker)):
-        raise PeerError(
+        raise SystemExit(
             f"--{peer.name.replace('_', '-')} {path!r} is not a checkout of {peer.repo}: "
             f"it has no {peer.marker} ({how})"
         )
     for name in peer.modules:
         if name in sys.modules:
-            raise PeerError(f"a module {name!r} is already imported; {peer.repo} cannot be")
+            raise SystemExit(f"a module {name!r} is already imported; {peer.repo} cannot be")
     sys.path.insert(0, root)
     for name in peer.modules:
         module = importlib.import_module(name)
         where = os.path.abspath(getattr(module, "__file__", "") or "")
         if not where.startswith(root + os.sep):
-            raise PeerError(f"{name!r} was imported from {where}, not from {root}")
+            raise SystemExit(f"{name!r} was imported from {where}, not from {root}")
     try:
         commit = subprocess.run(
             ["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
@@ -184,7 +180,8 @@ def _tiles_conserved(pieces: list[tuple[int, int]], what: str) -> None:
 # The simulator -------------------------------------------------------------------------
 
 
-def simulator_players() -> tuple[Any, list, Callable[[], list]]:
+def simulator_players() -> tuple[list, Callable[[], Any]]:
+    """The simulator's random players, one a seat, and a maker of its games."""
     game_module = importlib.import_module("game")
     player_module = importlib.import_module("player")
     strategies = importlib.import_module("strategies")
@@ -195,12 +192,12 @@ def simulator_players() -> tuple[Any, list, Callable[[], list]]:
         return game_module.Game(players, max_pip=12)
 
     seats = [strategies.RandomStrategy() for _ in range(PLAYERS)]
-    return game_module, seats, make
+    return seats, make
 
 
 def simulator_rounds(games: int) -> tuple[int, float]:
     """(rounds, CPU seconds) of ``games`` games of the simulator's own ``play_game``."""
-    _, seats, make = simulator_players()
+    seats, make = simulator_players()
     random.seed(1)  # the peer deals and chooses with the global generator
     t0 = time.process_time()
     for _ in range(games):
@@ -211,7 +208,7 @@ def simulator_rounds(games: int) -> tuple[int, float]:
 def simulator_check(games: int) -> dict[str, Any]:
     """The rounds of ``simulator_rounds`` played as ``play_game`` plays them (its body:
     ``setup_round``, ``play_round``, ``end_round`` for each engine), each checked."""
-    _, seats, make = simulator_players()
+    seats, make = simulator_players()
     random.seed(1)
     counts = Counts()
     for g in range(games):
@@ -323,9 +320,9 @@ PEERS = {peer.name: peer for peer in (SIMULATOR, BOT_CHALLENGE)}
 
 def measure(paths: dict[str, str], rounds: int, repeats: int) -> dict[str, Any]:
     commits = {PEERS[name].repo: load(PEERS[name], path) for name, path in paths.items()}
-    games = math.ceil(rounds / ROUNDS_PER_GAME)
     _as_worker()
-    tasks = _tasks(VARIANT, PLAYERS, games)
+    tasks = _tasks(VARIANT, PLAYERS, math.ceil(rounds / ROUNDS_PER_GAME))
+    games = len(tasks)  # a match plays whole sets of its seatings (2 games for 1 asked)
     workloads: dict[str, Callable[[], tuple[int, float]]] = {
         "match": lambda: match_rounds(tasks),
         "api": lambda: api_rounds(tasks),
