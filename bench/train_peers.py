@@ -36,7 +36,11 @@ games the match plays), 4 players, double-12, 15 tiles each, random legal moves:
   tiles), not 12-12 down to 0-0.  On the first turn the random agent places one tile and
   may not end on a double; a player who places a double and holds a tile that satisfies
   it places both; a player who can place after drawing places again in the same turn; at
-  most one Mexican train; a round in which nobody can place stops after 1000 turns.
+  most one Mexican train; a round in which nobody can place stops after 1000 turns.  Its
+  rounds differ a little from one process to the next, even with the same seeds: its
+  choices pass through a ``set`` of tuples holding strings and ``None``, whose hashes
+  change between processes (on Python 3.11 ``hash(None)`` is None's address); within one
+  process the same seeds replay the same rounds.
 
 The workloads alternate ``--repeats`` times (the order rotates every repeat), each timed
 by ``time.process_time``; the report gives rounds per CPU second of each (median and
