@@ -16,7 +16,9 @@ def pimc(
     time_ms: float,
     policy: str,
     seed: int,
+    gate: float = 0.0,
 ) -> tuple[TrainMove, int, int]:
     """pimc's move in a train game: every legal move played out under ``policy`` on up to
     ``samples`` determinizations within ``time_ms`` ms of CPU time (0: no clock);
-    ``(move, new_seed, samples_used)``."""
+    ``(move, new_seed, samples_used)``.  A move other than the policy's own (``expert``,
+    ``chain``) only when its paired lead is more than ``gate`` standard errors."""

@@ -6,7 +6,9 @@
 policy (``bones.core.trainpolicy``: expert, chain, greedy or random) and stops at the budget of
 samples or of CPU time.  A finished playout is worth, to the mover, the mean penalty of
 the other seats less its own (penalties are the pips left in the hands); the move with the
-best mean wins, the first of equals.
+best mean wins, the first of equals, except that under the planner (expert) or the chain
+heuristic ``pimc`` leaves the policy's own move only for a move whose lead over it, paired
+sample by sample, is more than ``gate`` standard errors of its mean.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -66,9 +68,10 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
 
 
 cdef int reference(TrainSampler sampler, int policy) noexcept nogil:
-    """The move the playout policy itself makes at the root (its code), or -1 when the
-    policy draws random numbers: the planner's and the chain heuristic's moves read only
-    the seat's hand and the public record, so any sample gives the same."""
+    """The move the playout policy itself makes in the seat's position (its code), or -1
+    under random and greedy, which the gate leaves alone.  The planner and the chain
+    heuristic read only the seat's hand and the public record: this is the move the
+    ``expert`` (or ``chain``) bot would make."""
     cdef int sizes[TR_MAX_SEATS]
     cdef int i
     if policy == TP_EXPERT:
@@ -142,7 +145,9 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint
          double gate=0.0):
     """pimc's move in a train game: every legal move played out under ``policy`` on each
     of up to ``samples`` samples, within ``time_ms`` ms of CPU time (0: no clock, the
-    result then depends only on the seed); ``(move, new_seed, samples_used)``."""
+    result then depends only on the seed), the policy's own move kept unless another
+    leads it by more than ``gate`` standard errors (0: the best mean);
+    ``(move, new_seed, samples_used)``."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     if samples < 1:
