@@ -145,7 +145,9 @@ def test_a_killed_pool_ends_even_with_a_result_half_sent(tmp_path, quick_join, m
         assert proc.exitcode is not None
 
 
-def test_ctrl_c_with_a_result_half_sent_leaves_no_pool_behind(tmp_path, quick_join, monkeypatch):
+def test_ctrl_c_with_a_result_half_sent_leaves_no_pool_behind(
+    tmp_path, quick_join, monkeypatch, request
+):
     """The whole path: a match whose worker is stuck with half a result in the pipe (the
     runner waits for it), a Ctrl-C: run_match returns, interrupted, at once, and no pool
     is left with a task pending."""
@@ -154,6 +156,10 @@ def test_ctrl_c_with_a_result_half_sent_leaves_no_pool_behind(tmp_path, quick_jo
     config = MatchConfig(
         bots=("t-halfsend", "random"), games=4, timeout=None, plugins=PLUGIN, seed=1, secret=SECRET
     )
+    # A test run started in the background (`pytest &` in a script) inherits SIGINT
+    # ignored, and then interrupt_main does nothing: the match would wait for ever.
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, saved))
     main = threading.main_thread()
     assert threading.current_thread() is main
 
