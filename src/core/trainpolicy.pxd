@@ -2,6 +2,7 @@
 # searches and the expert's heuristic (docs/bots.md, "Train games").
 from libc.stdint cimport int64_t, uint64_t
 
+from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport TrainState
 
 cdef enum TrainPolicy:
@@ -16,6 +17,7 @@ cdef enum:
 
 cdef int tp_plan_pick(const TrainState* s, int64_t budget, const int* sizes) noexcept nogil
 cdef int tp_chain_pick(const TrainState* s, int64_t budget) noexcept nogil
+cdef int tp_seat_pick(TrainSampler sampler, int policy, int64_t budget) noexcept nogil
 cdef void tp_hand_sizes(const TrainState* s, int* sizes) noexcept nogil
 cdef int tp_pick(const TrainState* s, int policy, uint64_t* rng) noexcept nogil
 cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil

@@ -38,7 +38,6 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 from bones.core.rng cimport rng_below
 from bones.core.trainplan cimport ChainPlan, PLAN_BUDGET, plan_chain
-from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (
     LAYOUT_TRAINS, TR_MAX_SEATS, TR_PLAYING, TrainState, move_target, move_tile, ts_play,
 )
@@ -340,19 +339,25 @@ def choose_chain(observation, legal_moves, long budget=PLAN_BUDGET):
 
 cdef object _pick(observation, legal_moves, int policy, long budget):
     cdef TrainSampler sampler = TrainSampler(observation, model=False)  # no deals needed
-    cdef TrainState* s = sampler.base
-    cdef int i, move
-    cdef int sizes[TR_MAX_SEATS]
     if budget < 1:
         raise ValueError(f"budget must be >= 1, not {budget}")
     codes = check_moves(sampler, legal_moves)
-    for i in range(s.players):  # the base holds only the seat's hand: the public sizes
-        sizes[i] = sampler.sizes[i]
+    return legal_moves[codes.index(tp_seat_pick(sampler, policy, budget))]
+
+
+cdef int tp_seat_pick(TrainSampler sampler, int policy, int64_t budget) noexcept nogil:
+    """The planner's (``TP_EXPERT``) or the chain heuristic's (``TP_CHAIN``) move in the
+    seat's own position, its chain searched within ``budget`` nodes: the base holds only
+    the seat's hand, the other seats' sizes are the public ones.  -1 for another policy."""
+    cdef int i
+    cdef int sizes[TR_MAX_SEATS]
     if policy == TP_CHAIN:
-        move = tp_chain_pick(s, budget)
-    else:
-        move = tp_plan_pick(s, budget, sizes)
-    return legal_moves[codes.index(move)]
+        return tp_chain_pick(sampler.base, budget)
+    if policy != TP_EXPERT:
+        return -1
+    for i in range(sampler.base.players):
+        sizes[i] = sampler.sizes[i]
+    return tp_plan_pick(sampler.base, budget, sizes)
 
 
 def check_moves(sampler, legal_moves):

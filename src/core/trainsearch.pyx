@@ -17,12 +17,10 @@ from bones.core.bitops cimport thread_ms
 
 from bones.core.rng cimport rng_seed
 from bones.core.trainplan cimport PLAN_BUDGET
-from bones.core.trainpolicy cimport (
-    TP_CHAIN, TP_EXPERT, TP_RANDOM, tp_chain_pick, tp_plan_pick, tp_playout,
-)
+from bones.core.trainpolicy cimport TP_RANDOM, tp_playout, tp_seat_pick
 from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (
-    TR_MAX_MOVES, TR_MAX_SEATS, TrainState, ts_copy, ts_penalty, ts_play,
+    TR_MAX_MOVES, TrainState, ts_copy, ts_penalty, ts_play,
 )
 
 from bones.core.trainpolicy import POLICIES, check_moves
@@ -67,22 +65,6 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
     return used
 
 
-cdef int reference(TrainSampler sampler, int policy) noexcept nogil:
-    """The move the playout policy itself makes in the seat's position (its code), or -1
-    under random and greedy, which the gate leaves alone.  The planner and the chain
-    heuristic read only the seat's hand and the public record: this is the move the
-    ``expert`` (or ``chain``) bot would make."""
-    cdef int sizes[TR_MAX_SEATS]
-    cdef int i
-    if policy == TP_EXPERT:
-        for i in range(sampler.base.players):
-            sizes[i] = sampler.sizes[i]
-        return tp_plan_pick(sampler.base, PLAN_BUDGET, sizes)
-    if policy == TP_CHAIN:
-        return tp_chain_pick(sampler.base, PLAN_BUDGET)
-    return -1
-
-
 cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
                double gate, uint64_t seed):
     cdef double start = thread_ms()  # building the sampler is part of the decision's time
@@ -103,8 +85,8 @@ cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy
         codes[i] = moves[i]
         totals[i] = 0
         squares[i] = 0
-    if gate > 0:
-        ref_code = reference(sampler, policy)
+    if gate > 0:  # the move the expert (or chain) bot would make: -1 under other policies
+        ref_code = tp_seat_pick(sampler, policy, PLAN_BUDGET)
         if ref_code >= 0:
             ref = moves.index(ref_code)
     base = <TrainState*>PyMem_Malloc(sizeof(TrainState))

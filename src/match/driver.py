@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..bot import Bot, BotError, make_bot
@@ -25,6 +24,7 @@ from .journal import (
     encode_game,
     error_record,
     make_record,
+    round_entry,
     round_json,
 )
 from .schedule import BOT_LOG_LIMIT, tc_text
@@ -576,19 +576,24 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     the record says why.  An error of the engine (a variant's ``move_scorer`` that
     raises) voids the game: the record's ``error`` says what happened.
     """
-    rec, rounds = _played(task)
-    rec["rounds"] = [json.loads(text) for text in rounds]
+    rec, rounds = _played(task, round_entry)
+    rec["rounds"] = rounds
     return rec
 
 
-def _played(task: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """:func:`play_game`'s record, with its ``rounds`` empty, and its rounds as the
-    journal writes them (:func:`~bones.match.journal.round_json`)."""
+def _played(
+    task: Mapping[str, Any], entry: Callable[[Any], Any]
+) -> tuple[dict[str, Any], list[Any]]:
+    """:func:`play_game`'s record, with its ``rounds`` empty, and each round as ``entry``
+    makes it: a dict (:func:`~bones.match.journal.round_entry`) or, for a worker, the text
+    the journal writes (:func:`~bones.match.journal.round_json`)."""
     with _StdoutToStderr(), _UserInterrupt():
-        return _play_game(task)
+        return _play_game(task, entry)
 
 
-def _play_game(task: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _play_game(
+    task: Mapping[str, Any], entry: Callable[[Any], Any]
+) -> tuple[dict[str, Any], list[Any]]:
     start = time.perf_counter()
     watch = _WATCH
     if watch is not None:
@@ -602,7 +607,7 @@ def _play_game(task: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     cpu = bool(task.get("tc_cpu"))
     if tc is not None:
         alarm = _alarm_usable()
-    rounds: list[str] = []
+    rounds: list[Any] = []
     forfeit = None
     guards: list[Guard] = []
     game = None
@@ -653,7 +658,7 @@ def _play_game(task: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 play_round(rnd, guards)
             finally:
                 try:  # not contextlib.suppress: no object made per round
-                    rounds.append(round_json(rnd))
+                    rounds.append(entry(rnd))
                 except Exception:  # noqa: BLE001, S110  (the round's error is the one raised)
                     pass
             if game.next_round() is None:
@@ -721,7 +726,7 @@ def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     so that the encoding runs in the workers, in parallel, not in the runner."""
     out = []
     for task in batch:
-        rec, rounds = _played(task)
+        rec, rounds = _played(task, round_json)
         summary = {k: rec[k] for k in TALLIED if k in rec}
         summary["line"] = encode_game(rec, rounds)
         out.append(summary)

@@ -265,12 +265,14 @@ class Cgroup:
         except (OSError, ValueError):
             return None
 
-    def _freezer_control(self) -> str:
-        """The file that freezes and thaws the cgroup (v2 ``cgroup.freeze``, v1
-        ``freezer.state``)."""
+    def _set_frozen(self, frozen: bool) -> None:
+        """Write the freezer's control file: v2 ``cgroup.freeze`` 1 or 0, v1
+        ``freezer.state`` FROZEN or THAWED."""
         assert self.freezer is not None
-        name = "cgroup.freeze" if self.hierarchy.version == 2 else "freezer.state"
-        return os.path.join(self.freezer, name)
+        if self.hierarchy.version == 2:
+            _write(os.path.join(self.freezer, "cgroup.freeze"), "1" if frozen else "0")
+        else:
+            _write(os.path.join(self.freezer, "freezer.state"), "FROZEN" if frozen else "THAWED")
 
     def freeze(self, wait: float = 1.0) -> bool:
         """Stop every process of the cgroup, forks included, until :meth:`thaw` (v2
@@ -282,15 +284,15 @@ class Cgroup:
             raise OSError(f"no writable freezer for {self.folders}")
         self.frozen = True  # even in part: close() must thaw what SIGKILL cannot wake
         v2 = self.hierarchy.version == 2
-        control = self._freezer_control()
-        _write(control, "1" if v2 else "FROZEN")
+        self._set_frozen(True)
         deadline = time.monotonic() + wait
         pause = 0.0002
         while True:
             if v2:
                 done = "frozen 1" in _read(os.path.join(self.freezer, "cgroup.events"))
             else:
-                done = _read(control).strip() == "FROZEN"  # a read moves FREEZING on
+                state = _read(os.path.join(self.freezer, "freezer.state"))
+                done = state.strip() == "FROZEN"  # a read moves FREEZING on
             if done:
                 return True
             if time.monotonic() > deadline:
@@ -302,7 +304,7 @@ class Cgroup:
         """Let the processes run again (after :meth:`freeze`).  Idempotent."""
         if self.frozen and self.freezer is not None:
             with contextlib.suppress(FileNotFoundError):
-                _write(self._freezer_control(), "0" if self.hierarchy.version == 2 else "THAWED")
+                self._set_frozen(False)
         self.frozen = False
 
     @property
