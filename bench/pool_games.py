@@ -2,8 +2,8 @@
 as `bones match` computes it for one journal: each game's pairwise score from its ranks
 (`bones.match.stats.game_scores`), a deal's score the mean of its games, and the 95%
 interval over the deals (`estimate_samples`: Student's t).  For matches of the same two
-bots on different seeds, whose deals are independent: docs/strength.md pools the two
-`pimc` against `chain` runs of its "Goals" table so.
+bots on different seeds, whose deals are independent: docs/strength.md pools its `pimc`
+runs against `chain` ("Goals") and against `expert` at 8 seats so.
 
     python bench/pool_games.py pimc A.jsonl B.jsonl
 
