@@ -2,6 +2,7 @@
 strength figures of docs/strength.md ("The train games").
 
     python bench/train_strength.py pimc chain --variant mexican-train --players 4 --deals 200
+    python bench/train_strength.py pimc:infer=0.05 chain --deals 400 --seed 54 --paired pimc
 
 Deal k (``--seed`` s) is ``TrainRound.deal`` from seed ``s * 1_000_003 + k``, its engine
 the set's doubles in turn from the highest (as the rounds of a game), its leader seat
@@ -13,7 +14,10 @@ score's 95% interval is Student's t over the deals' scores (``bones.match.stats`
 ``bones match`` computes it: the deals are independent; the two rounds of one deal are
 not), and so is the margin's (``mean_interval``): B's mean penalty less A's, in pips per
 seat and round.  CPU milliseconds per decision
-are each bot's own ``time.process_time`` around its ``choose``.
+are each bot's own ``time.process_time`` around its ``choose``.  ``--paired C`` also plays
+C against B on the same deals and gives A's score and margin less C's, deal by deal,
+with their intervals: two versions of a bot told apart with far fewer deals than two
+separate intervals need.
 """
 
 from __future__ import annotations
@@ -86,11 +90,8 @@ def play_deal(
 
 def run(a: str, b: str, variant: str, players: int, deals: int, seed: int) -> dict[str, Any]:
     bots = (Timed(make_bot(a, seed=1)), Timed(make_bot(b, seed=2)))
-    scores, margins = [], []
-    for k in range(deals):
-        score, margin = play_deal(variant, players, k, seed, bots)
-        scores.append(score)
-        margins.append(margin)
+    rows = [play_deal(variant, players, k, seed, bots) for k in range(deals)]
+    scores = [score for score, _ in rows]
     e = estimate_samples(scores)
     return {
         "a": a,
@@ -100,10 +101,32 @@ def run(a: str, b: str, variant: str, players: int, deals: int, seed: int) -> di
         "deals": deals,
         "seed": seed,
         "score": (e.score, e.score_lo, e.score_hi),
-        "margin": mean_interval(margins),
+        "margin": mean_interval([margin for _, margin in rows]),
         "ms": [1e3 * bot.seconds / max(1, bot.decisions) for bot in bots],
         "bones": bones.__version__,
+        "rows": rows,
     }
+
+
+def paired(result: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """A's score and margin less ``other``'s A's, deal by deal (the same deals and B):
+    the means and their 95% intervals (Student's t over the deals)."""
+    pairs = list(zip(result["rows"], other["rows"], strict=True))
+    return {
+        "a": result["a"],
+        "other": other["a"],
+        "score": mean_interval([x[0] - y[0] for x, y in pairs]),
+        "margin": mean_interval([x[1] - y[1] for x, y in pairs]),
+    }
+
+
+def paired_line(diff: dict[str, Any]) -> str:
+    score, lo, hi = (100 * x for x in diff["score"])
+    margin, mlo, mhi = diff["margin"]
+    return (
+        f"{diff['a']} less {diff['other']}, deal by deal: score {score:+.1f} points "
+        f"[{lo:+.1f}, {hi:+.1f}], margin {margin:+.2f} pips [{mlo:+.2f}, {mhi:+.2f}]"
+    )
 
 
 def line(result: dict[str, Any]) -> str:
@@ -128,12 +151,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--paired",
+        metavar="SPEC",
+        help="also play this bot against B on the same deals and give A's lead over it, "
+        "deal by deal",
+    )
     parser.add_argument("--json", help="append the result as one JSON line to this file")
     args = parser.parse_args(argv)
     if args.deals < 2:
         parser.error("--deals must be at least 2 (an interval needs two deals)")
     result = run(args.a, args.b, args.variant, args.players, args.deals, args.seed)
     print(line(result), flush=True)
+    if args.paired:
+        other = run(args.paired, args.b, args.variant, args.players, args.deals, args.seed)
+        print(line(other), flush=True)
+        result["paired"] = paired(result, other)
+        print(paired_line(result["paired"]), flush=True)
     if args.json:
         with open(args.json, "a") as out:
             out.write(json.dumps(result) + "\n")

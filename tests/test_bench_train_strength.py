@@ -53,3 +53,20 @@ def test_a_search_bot_plays_a_deal_whose_record_passes_63_groups():
     )
     score, margin = train_strength.play_deal("mexican-train", 2, 27, 0, bots)
     assert 0.0 <= score <= 1.0
+
+
+def test_paired_runs_compare_deal_by_deal(tmp_path, capsys):
+    """A bot paired with itself (both deterministic against the same seeded opponent) leads
+    by exactly nothing on every deal; a stronger one by a positive margin."""
+    out = tmp_path / "p.jsonl"
+    argv = ["greedy", "random", "--players", "2", "--deals", "8", "--paired", "greedy"]
+    assert train_strength.main([*argv, "--json", str(out)]) == 0
+    diff = json.loads(out.read_text())["paired"]
+    assert diff["score"] == [0.0, 0.0, 0.0] and diff["margin"] == [0.0, 0.0, 0.0]
+    assert "greedy less greedy, deal by deal: score +0.0 points" in capsys.readouterr().out
+    a = train_strength.run("planner", "random", "mexican-train", 2, 12, 3)
+    b = train_strength.run("random", "random", "mexican-train", 2, 12, 3)
+    lead = train_strength.paired(a, b)
+    assert lead["margin"][0] > 0 and lead["margin"][1] <= lead["margin"][0] <= lead["margin"][2]
+    with pytest.raises(ValueError):  # not the same deals
+        train_strength.paired(a, train_strength.run("random", "random", "mexican-train", 2, 5, 3))

@@ -13,6 +13,13 @@ ctypedef struct TSNode:
     uint8_t group                # the group they go to
     uint8_t avail                # tiles of its class still unassigned here
 
+ctypedef struct TSChoice:
+    W128 offered                 # tiles that could go to another seat's train (or any foot)
+    W128 placed                  # the tiles the seat placed before
+    int32_t time                 # when (the log's time: 2 * event + 2)
+    uint8_t seat                 # the other seat that chose
+    uint8_t tile                 # the tile it placed
+
 ctypedef struct TSTrans:
     double cum                   # cumulative probability of this and the earlier ones
     int32_t child                # the next node, -1 at the end
@@ -46,8 +53,13 @@ cdef class TrainSampler:
     cdef long tries              # proposals drawn (rejection; statistics, not atomic)
     cdef long accepted           # proposals kept
     cdef long misses             # samples with no proposal kept (then dealt uniformly)
+    cdef int32_t g_got[96]       # per group, the time its tiles were got (the stock: T_END)
+    cdef int n_choices           # the other seats' placements the belief model reads
+    cdef TSChoice choices[91]    # those placements, in time order
 
     cdef void sample(self, TrainState* dst, uint64_t* rng) noexcept nogil
+    cdef double sample_ll(self, TrainState* dst, uint64_t* rng, double beta) noexcept nogil
+    cdef double log_likelihood(self, const uint8_t* where, double beta) noexcept nogil
     cdef bint draw_groups(self, uint8_t* where, uint64_t* rng) noexcept nogil
     cdef bint draw_one(self, uint8_t* where, uint64_t* rng) noexcept nogil
 

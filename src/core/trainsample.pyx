@@ -33,25 +33,28 @@ model; in short:
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.math cimport exp, log as c_log  # log: the round's log in _build
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.trainstate cimport (
     LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_MEXICAN, TR_PLAYING, TrainState,
-    move_target, move_tile, ts_accepts, ts_copy, ts_gen, ts_place,
+    move_target, move_tile, ts_accepts, ts_copy, ts_gen, ts_open_trains, ts_place,
 )
 from bones.core.trains cimport TrainMove, TrainRound
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_SET, to_wide_index, w_andnot, w_any, w_bit,
-    w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_NUM, WIDE_SET, to_wide_index, w_and, w_andnot,
+    w_any, w_bit, w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
 )
 
 from math import comb, factorial
 
 from bones.core.observation import TrainObservation
 
+#: The sharpest belief model (weighed_deal's beta): exp(-beta * pips) stays a number.
+MAX_BETA = 100.0
 #: The default bound on the sampling table's states (TrainSampler(max_states=...)).
 MAX_STATES = 150_000
 cdef enum:
@@ -110,6 +113,7 @@ cdef class TrainSampler:
         self.tries = 0
         self.accepted = 0
         self.misses = 0
+        self.n_choices = 0
 
     def __dealloc__(self):
         PyMem_Free(self.base)
@@ -189,6 +193,11 @@ cdef class TrainSampler:
     cdef void sample(self, TrainState* dst, uint64_t* rng) noexcept nogil:
         """dst = the base position with the unseen tiles dealt: from the exact model (the
         stock left in a uniform order), or uniformly (Fisher-Yates) when not exact."""
+        self.sample_ll(dst, rng, 0.0)
+
+    cdef double sample_ll(self, TrainState* dst, uint64_t* rng, double beta) noexcept nogil:
+        """sample, and the deal's log-likelihood under the belief model of sharpness beta
+        (log_likelihood; 0.0 when beta is 0 or the deal is not from the exact model)."""
         cdef uint8_t deck[91]
         cdef uint8_t where[91]
         cdef int n = self.n_unseen, i, k = 0, seat, _c, t, g
@@ -214,7 +223,7 @@ cdef class TrainSampler:
             dst.stock_len = k
             dst.stock_top = 0
             ts_gen(dst)
-            return
+            return self.log_likelihood(where, beta) if beta > 0 else 0.0
         for i in range(n):
             deck[i] = self.unseen[i]
         shuffle(deck, n, rng)
@@ -231,6 +240,55 @@ cdef class TrainSampler:
         dst.stock_len = self.stock_size
         dst.stock_top = 0
         ts_gen(dst)
+        return 0.0
+
+    cdef double log_likelihood(self, const uint8_t* where, double beta) noexcept nogil:
+        """The log-probability that the other seats, holding the tiles where gives them,
+        chose the tiles they placed on trains not their own (any foot in Chicken Foot):
+        each such choice a softmax over the tiles it could have placed there then,
+        exp(beta * pips).  Their own trains are left out: a player builds its own train
+        by its plan, not by its tiles' weight, and a placement just after a draw was the
+        drawn tile's."""
+        cdef W128 got[96]
+        cdef double below[25]
+        cdef W128 m, held, offered
+        cdef TSChoice* c
+        cdef double ll = 0, total
+        cdef int t, k, e, top, pips
+        for k in range(self.n_groups):
+            got[k] = w_zero()
+        m = self.hidden
+        while w_any(m):
+            t = w_first(m)
+            m = w_rest(m)
+            w_set(&got[where[t]], t)
+        for k in range(25):  # the weight of a tile k pips lighter than the heaviest offered
+            below[k] = exp(-beta * k)
+        for e in range(self.n_choices):
+            c = &self.choices[e]
+            held = w_zero()
+            for k in range(self.n_groups):
+                if self.g_seat[k] == c.seat and self.g_got[k] < c.time:
+                    held = w_or(held, got[k])
+            offered = w_andnot(w_and(held, c.offered), c.placed)
+            if w_count(offered) < 2:
+                continue  # no choice
+            top = 0
+            m = offered
+            while w_any(m):
+                t = w_first(m)
+                m = w_rest(m)
+                pips = WIDE_LO[t] + WIDE_HI[t]
+                if pips > top:
+                    top = pips
+            total = 0
+            m = offered
+            while w_any(m):
+                t = w_first(m)
+                m = w_rest(m)
+                total += below[top - WIDE_LO[t] - WIDE_HI[t]]
+            ll += -beta * (top - WIDE_LO[c.tile] - WIDE_HI[c.tile]) - c_log(total)
+        return ll
 
     def _check_built(self):
         if self.seat < 0:
@@ -303,17 +361,26 @@ cdef class TrainSampler:
     def deal(self, uint64_t seed):
         """One sample from ``seed``: ``(hands, stock)``, per seat its tiles as text (index
         order) and the stock top first."""
+        return self.weighed_deal(seed, 0.0)[:2]
+
+    def weighed_deal(self, uint64_t seed, double beta):
+        """One sample from ``seed`` and its log-likelihood under the belief model of
+        sharpness ``beta`` (``bones.core.trainsearch.pimc``'s ``infer``; 0: none):
+        ``(hands, stock, log_likelihood)``, the first two as :meth:`deal` gives them."""
         cdef TrainState* s
         cdef uint64_t rng = rng_seed(seed)
+        cdef double ll
         self._check_built()
+        if not 0 <= beta <= MAX_BETA:
+            raise ValueError(f"beta must be from 0 to {MAX_BETA:g}, not {beta}")
         s = <TrainState*>PyMem_Malloc(sizeof(TrainState))
         if s is NULL:
             raise MemoryError()
         try:
-            self.sample(s, &rng)
+            ll = self.sample_ll(s, &rng, beta)
             hands = tuple([_texts(s.hand[i]) for i in range(s.players)])
             stock = tuple([str(wide_tile(s.stock[i])) for i in range(s.stock_len)])
-            return hands, stock
+            return hands, stock, ll
         finally:
             PyMem_Free(s)
 
@@ -414,7 +481,10 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
     cdef TrainState* s = self.base
     cdef int seat, players, set_max, engine, e_tile, t, target, code, i, n_others, e, who
     cdef W128 hand = w_zero(), seen, rest, mine_placed = w_zero(), mine_drawn = w_zero()
-    cdef W128 others_placed = w_zero()
+    cdef W128 others_placed = w_zero(), offered
+    cdef W128 placed_by[8]
+    cdef uint16_t trains
+    cdef TSChoice* choice
     if not isinstance(obs, TrainObservation):
         raise TypeError(f"a TrainSampler is built from a TrainObservation, not "
                         f"{type(obs).__name__}")
@@ -458,6 +528,9 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
         raise ValueError("observation: the hand and its hand size disagree")
     s.hand[seat] = hand
     s.hand0[seat] = hand
+    for i in range(8):
+        placed_by[i] = w_zero()
+    self.n_choices = 0
     # The round's log in order: the layout placement by placement (as ts_play builds it),
     # the markers, and what each draw and pass showed.  Times: event e at 2e + 2; a tile
     # drawn and then passed with is got at 2e + 3 (after the draw's void, before the pass).
@@ -483,7 +556,28 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
             target = move_target(code)
             if w_has(hand, t):
                 raise ValueError(f"observation: tile {tile} is placed and held")
+            if who != seat and (s.layout == LAYOUT_CHICKEN or target != who) \
+                    and not (e > 0 and log[e - 1][0] == "draw" and log[e - 1][1] == who) \
+                    and self.n_choices < 91:
+                # a choice the belief model reads (log_likelihood): not on its own train,
+                # not of the tile it just drew (one per tile placed: the bound never binds)
+                if s.layout == LAYOUT_CHICKEN:
+                    offered = ts_accepts(s, who)
+                else:
+                    offered = w_zero()
+                    trains = ts_open_trains(s, who) & ~(1 << who)
+                    for i in range(TR_MEXICAN + 1):
+                        if trains >> i & 1:
+                            offered = w_or(offered, WIDE_NUM[s.train_open[i]])
+                choice = &self.choices[self.n_choices]
+                choice.offered = offered
+                choice.placed = placed_by[who]
+                choice.time = 2 * e + 2
+                choice.seat = who
+                choice.tile = t
+                self.n_choices += 1
             _place(s, t, target, who, tile, where)
+            w_set(&placed_by[who], t)
             s.passes = 0
             empty_passes = 0
             placed[who] += 1
@@ -668,6 +762,7 @@ cdef int _model(TrainSampler self, object obs, list voids, dict play_time, set k
     for k, (gs, got, cap, d) in enumerate(groups):
         self.g_seat[k] = gs
         self.g_draw[k] = d
+        self.g_got[k] = got
     for t, m in masks.items():
         self.allowed[t].lo = <uint64_t>(m & 0xFFFFFFFFFFFFFFFF)
         self.allowed[t].hi = <uint64_t>(m >> 64)

@@ -17,8 +17,10 @@ def pimc(
     policy: str,
     seed: int,
     gate: float = 0.0,
+    infer: float = 0.0,
 ) -> tuple[TrainMove, int, int]:
     """pimc's move in a train game: every legal move played out under ``policy`` on up to
-    ``samples`` determinizations within ``time_ms`` ms of CPU time (0: no clock);
+    ``samples`` determinizations within ``time_ms`` ms of CPU time (0: no clock), each
+    weighted by the belief model of sharpness ``infer`` (0: all alike);
     ``(move, new_seed, samples_used)``.  A move other than the policy's own (``expert``,
     ``chain``) only when its paired lead is more than ``gate`` standard errors."""

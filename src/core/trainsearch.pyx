@@ -12,6 +12,7 @@ sample by sample, is more than ``gate`` standard errors of its mean.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.math cimport exp, sqrt
 from libc.stdint cimport uint64_t
 from bones.core.bitops cimport thread_ms
 
@@ -24,6 +25,7 @@ from bones.core.trainstate cimport (
 )
 
 from bones.core.trainpolicy import POLICIES, check_moves
+from bones.core.trainsample import MAX_BETA
 
 
 cdef double utility(const TrainState* s, int seat) noexcept nogil:
@@ -36,18 +38,41 @@ cdef double utility(const TrainState* s, int seat) noexcept nogil:
     return others / (s.players - 1) - ts_penalty(s, seat)
 
 
+cdef double lead(const double* sums, int n, int i, int ref) noexcept nogil:
+    """Move i's mean lead over ref, paired sample by sample, in standard errors of that
+    mean over the samples' effective number (Kish's: all of them when unweighted); 0
+    below two samples."""
+    cdef double mass = sums[2 * n], effective, diff, spread
+    if mass <= 0:
+        return 0.0
+    effective = mass * mass / sums[2 * n + 1]
+    if effective < 2:
+        return 0.0
+    diff = (sums[i] - sums[ref]) / mass
+    spread = max(sums[n + i] / mass - diff * diff, 0.0)
+    if spread == 0:
+        return 0.0 if diff == 0 else (1e300 if diff > 0 else -1e300)
+    return diff / sqrt(spread / (effective - 1))
+
+
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
-                int n, double* totals, double* squares, int ref, int samples, double start,
-                double time_ms, int policy, uint64_t* rng) noexcept nogil:
-    """Add each move's utility over up to samples samples to totals; the samples used.
-    The clock (started at ``start``, before the sampler was built) is read before every
-    move's playout; a sample cut short is dropped, so every move is scored on the same
-    deals (at least one sample is always completed)."""
+                int n, double* sums, int ref, int samples, double start, double time_ms,
+                int policy, double infer, uint64_t* rng) noexcept nogil:
+    """Add each move's utility over up to samples samples to sums; the samples used.
+    sums holds per move its total (sums[i]) and its paired squared lead over ref
+    (sums[n + i]), then the total weight and the total squared weight (sums[2n],
+    sums[2n + 1]).  With infer > 0 every sample counts by its belief weight, held as
+    exp(log-likelihood - shift) with shift the largest so far (the sums are rescaled when
+    it grows), so no long record underflows every weight to 0.  The clock (started at
+    ``start``, before the sampler was built) is read before every move's playout; a sample
+    cut short is dropped, so every move is scored on the same deals (at least one sample
+    is always completed)."""
     cdef double cur[TR_MAX_MOVES]
+    cdef double ll, weight = 1, shift = -1e300, scale
     cdef int used = 0, i
     cdef bint over = False
     while used < samples and not over:
-        sampler.sample(base, rng)
+        ll = sampler.sample_ll(base, rng, infer)
         for i in range(n):
             if time_ms > 0 and used > 0 and thread_ms() - start >= time_ms:
                 over = True
@@ -56,25 +81,34 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
             ts_play(work, codes[i])
             tp_playout(work, policy, rng)
             cur[i] = utility(work, sampler.seat)
-        if not over:
-            for i in range(n):
-                totals[i] += cur[i]
-                if ref >= 0:
-                    squares[i] += (cur[i] - cur[ref]) * (cur[i] - cur[ref])
-            used += 1
+        if over:
+            break
+        if infer > 0:
+            if ll > shift:
+                scale = exp(shift - ll)
+                for i in range(2 * n + 1):
+                    sums[i] *= scale
+                sums[2 * n + 1] *= scale * scale
+                shift = ll
+            weight = exp(ll - shift)
+        for i in range(n):
+            sums[i] += weight * cur[i]
+            if ref >= 0:
+                sums[n + i] += weight * (cur[i] - cur[ref]) * (cur[i] - cur[ref])
+        sums[2 * n] += weight
+        sums[2 * n + 1] += weight * weight
+        used += 1
     return used
 
 
 cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
-               double gate, uint64_t seed):
+               double gate, double infer, uint64_t seed):
     cdef double start = thread_ms()  # building the sampler is part of the decision's time
     cdef TrainSampler sampler = TrainSampler(observation)
     cdef int codes[TR_MAX_MOVES]
-    cdef double totals[TR_MAX_MOVES]
-    cdef double squares[TR_MAX_MOVES]
+    cdef double sums[2 * TR_MAX_MOVES + 2]
     cdef uint64_t rng = rng_seed(seed)
-    cdef int n, i, best = 0, used, ref = -1, ref_code
-    cdef double diff, spread
+    cdef int n, i, best, used, ref = -1, ref_code
     cdef TrainState* base = NULL
     cdef TrainState* work = NULL
     moves = check_moves(sampler, legal_moves)
@@ -83,8 +117,8 @@ cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy
         return legal_moves[0], rng, 0
     for i in range(n):
         codes[i] = moves[i]
-        totals[i] = 0
-        squares[i] = 0
+    for i in range(2 * n + 2):
+        sums[i] = 0
     if gate > 0:  # the move the expert (or chain) bot would make: -1 under other policies
         ref_code = tp_seat_pick(sampler, policy, PLAN_BUDGET)
         if ref_code >= 0:
@@ -95,21 +129,19 @@ cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy
         if base is NULL or work is NULL:
             raise MemoryError()
         with nogil:
-            used = search(sampler, base, work, codes, n, totals, squares, ref, samples, start,
-                          time_ms, policy, &rng)
+            used = search(sampler, base, work, codes, n, sums, ref, samples, start, time_ms,
+                          policy, infer, &rng)
     finally:
         PyMem_Free(base)
         PyMem_Free(work)
+    best = 0
     for i in range(1, n):
-        if totals[i] > totals[best]:
+        if sums[i] > sums[best]:
             best = i
-    if ref >= 0 and best != ref:
+    if ref >= 0 and best != ref and lead(sums, n, best, ref) <= gate:
         # Depart from the policy's own move only when the paired difference is clear of
         # the noise of the samples: gate standard errors of its mean.
-        diff = (totals[best] - totals[ref]) / used
-        spread = squares[best] / used - diff * diff
-        if used < 2 or diff * diff * (used - 1) <= gate * gate * max(spread, 0.0):
-            best = ref
+        best = ref
     return legal_moves[best], rng, used
 
 
@@ -119,21 +151,24 @@ def choose(observation, legal_moves, int simulations, uint64_t seed):
     if simulations < 1:
         raise ValueError(f"simulations must be >= 1, not {simulations}")
     move, rng, _ = run(observation, legal_moves, max(1, simulations // max(1, len(legal_moves))),
-                       0.0, TP_RANDOM, 0.0, seed)
+                       0.0, TP_RANDOM, 0.0, 0.0, seed)
     return move, rng
 
 
 def pimc(observation, legal_moves, int samples, double time_ms, str policy, uint64_t seed,
-         double gate=0.0):
+         double gate=0.0, double infer=0.0):
     """pimc's move in a train game: every legal move played out under ``policy`` on each
     of up to ``samples`` samples, within ``time_ms`` ms of CPU time (0: no clock, the
-    result then depends only on the seed), the policy's own move kept unless another
-    leads it by more than ``gate`` standard errors (0: the best mean);
-    ``(move, new_seed, samples_used)``."""
+    result then depends only on the seed), each sample weighted by the belief model of
+    sharpness ``infer`` (``TrainSampler.weighed_deal``; 0: all alike), the policy's own
+    move kept unless another leads it by more than ``gate`` standard errors (0: the best
+    mean); ``(move, new_seed, samples_used)``."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     if samples < 1:
         raise ValueError(f"samples must be >= 1, not {samples}")
     if not gate >= 0:
         raise ValueError(f"gate must be >= 0, not {gate}")
-    return run(observation, legal_moves, samples, time_ms, POLICIES[policy], gate, seed)
+    if not 0 <= infer <= MAX_BETA:
+        raise ValueError(f"infer must be from 0 to {MAX_BETA:g}, not {infer}")
+    return run(observation, legal_moves, samples, time_ms, POLICIES[policy], gate, infer, seed)

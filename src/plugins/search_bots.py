@@ -232,6 +232,9 @@ class MonteCarlo(Bot):
 
 
 INFER = 0.3  # pimc's belief sharpness with one other seat; measured in docs/bots.md
+#: pimc's default belief sharpness in the train games (per pip): none, as no sharpness
+#: measured made it stronger there (docs/strength.md, "What did not make pimc stronger")
+TRAIN_INFER = 0.0
 
 
 def default_infer(players: int) -> float:
@@ -249,8 +252,9 @@ class PIMC(_CompiledBot):
     and nothing can be drawn; the best mean for its side wins, each deal weighted by how
     likely it makes the other seats' placements (``infer``: the belief model's sharpness,
     ``bones.core.belief``; 0 weighs every deal alike; ``None``: :func:`default_infer` of
-    the player count).  ``threads`` share the deals out, each with its own clock of
-    ``time_ms``."""
+    the player count, and :data:`TRAIN_INFER` in the train games, where the model is
+    ``TrainSampler.weighed_deal``'s).  ``threads`` share the deals out, each with its own
+    clock of ``time_ms``."""
 
     name = "pimc"
 
@@ -293,6 +297,7 @@ class PIMC(_CompiledBot):
                 self.policy,
                 self._state,
                 self.gate,
+                TRAIN_INFER if self.infer is None else float(self.infer),
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import pimc
@@ -512,8 +517,9 @@ SPECS = (
                 "infer",
                 None,
                 doc="belief sharpness: each deal weighted by how likely the others' "
-                "placements are in it (bones.core.belief; 0: unweighted; default: "
-                f"{INFER} / (players - 1))",
+                "placements are in it (bones.core.belief; the train games: heavy tiles "
+                "laid off their own trains first, bones.core.trainsample; 0: unweighted; "
+                f"default: {INFER} / (players - 1), the train games {TRAIN_INFER})",
                 check=_beta,
                 expects="a number from 0 to 100",
             ),
