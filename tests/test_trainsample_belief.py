@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+from test_trainsample_exact import replayed_round
 
 from bones.bot import make_bot
 from bones.core.trains import TrainRound
@@ -52,18 +53,7 @@ def replayed_log_likelihood(obs: TrainObservation, hands, stock, beta: float) ->
         own = f"P{who}"
         if obs.layout == "trains" and where == own:
             continue
-        r = TrainRound.from_deal(
-            obs.layout,
-            set_max=obs.set_max,
-            hands=hands,
-            stock=stock,
-            engine=obs.engine,
-            leader=obs.leader,
-            zero_double=obs.zero_double,
-            first_turn_own_train=obs.first_turn_own_train,
-            engine_toes=obs.engine_toes,
-            moves=[f"{t}@{w}" for _, t, w in obs.placements[:i]],
-        )
+        r = replayed_round(obs, hands, stock, i)
         assert r.to_move == who
         offered = {
             str(m.tile)

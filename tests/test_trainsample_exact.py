@@ -23,9 +23,10 @@ def replaced(obs, **changes):
     return TrainObservation(**{f: changes.get(f, getattr(obs, f)) for f in obs.FIELDS})
 
 
-def replay(obs: TrainObservation, hands, stock) -> TrainObservation:
-    """The observation the seat gets when the round is replayed from this full deal."""
-    r = TrainRound.from_deal(
+def replayed_round(obs: TrainObservation, hands, stock, placements=None) -> TrainRound:
+    """The round replayed from this full deal with the observation's placements (or their
+    first ``placements``)."""
+    return TrainRound.from_deal(
         obs.layout,
         set_max=obs.set_max,
         hands=hands,
@@ -35,9 +36,13 @@ def replay(obs: TrainObservation, hands, stock) -> TrainObservation:
         zero_double=obs.zero_double,
         first_turn_own_train=obs.first_turn_own_train,
         engine_toes=obs.engine_toes,
-        moves=[f"{t}@{w}" for _, t, w in obs.placements],
+        moves=[f"{t}@{w}" for _, t, w in obs.placements[:placements]],
     )
-    return r.observation(obs.seat)
+
+
+def replay(obs: TrainObservation, hands, stock) -> TrainObservation:
+    """The observation the seat gets when the round is replayed from this full deal."""
+    return replayed_round(obs, hands, stock).observation(obs.seat)
 
 
 def random_positions(layout, set_max, players, seed, hand_size=None, every=1):
