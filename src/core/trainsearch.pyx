@@ -8,7 +8,10 @@ samples or of CPU time.  A finished playout is worth, to the mover, the mean pen
 the other seats less its own (penalties are the pips left in the hands); the move with the
 best mean wins, the first of equals, except that under the planner (expert) or the chain
 heuristic ``pimc`` leaves the policy's own move only for a move whose lead over it, paired
-sample by sample, is more than ``gate`` standard errors of its mean.
+sample by sample, is more than ``gate`` standard errors of its mean.  With ``infer`` > 0
+the means are weighted, each sample by how likely it makes the other seats' placements
+(``TrainSampler.weighed_deal``), and the standard errors count the samples' effective
+number.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
