@@ -34,18 +34,19 @@ model; in short:
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, log as c_log  # log: the round's log in _build
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.trainstate cimport (
     LAYOUT_CHICKEN, LAYOUT_TRAINS, TR_MEXICAN, TR_PLAYING, TrainState,
-    move_target, move_tile, ts_accepts, ts_copy, ts_gen, ts_open_trains, ts_place,
+    move_target, move_tile, ts_accepts, ts_copy, ts_fit_trains, ts_gen, ts_open_trains,
+    ts_place,
 )
 from bones.core.trains cimport TrainMove, TrainRound
 from bones.core.wideset cimport (
-    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_NUM, WIDE_SET, to_wide_index, w_and, w_andnot,
+    W128, WIDE_DOUBLE, WIDE_HI, WIDE_LO, WIDE_SET, to_wide_index, w_and, w_andnot,
     w_any, w_bit, w_count, w_first, w_has, w_or, w_rest, w_set, w_zero, wide_tile,
 )
 
@@ -481,9 +482,8 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
     cdef TrainState* s = self.base
     cdef int seat, players, set_max, engine, e_tile, t, target, code, i, n_others, e, who
     cdef W128 hand = w_zero(), seen, rest, mine_placed = w_zero(), mine_drawn = w_zero()
-    cdef W128 others_placed = w_zero(), offered
+    cdef W128 others_placed = w_zero()
     cdef W128 placed_by[8]
-    cdef uint16_t trains
     cdef TSChoice* choice
     if not isinstance(obs, TrainObservation):
         raise TypeError(f"a TrainSampler is built from a TrainObservation, not "
@@ -561,16 +561,11 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
                     and self.n_choices < 91:
                 # a choice the belief model reads (log_likelihood): not on its own train,
                 # not of the tile it just drew (one per tile placed: the bound never binds)
-                if s.layout == LAYOUT_CHICKEN:
-                    offered = ts_accepts(s, who)
-                else:
-                    offered = w_zero()
-                    trains = ts_open_trains(s, who) & ~(1 << who)
-                    for i in range(TR_MEXICAN + 1):
-                        if trains >> i & 1:
-                            offered = w_or(offered, WIDE_NUM[s.train_open[i]])
                 choice = &self.choices[self.n_choices]
-                choice.offered = offered
+                if s.layout == LAYOUT_CHICKEN:
+                    choice.offered = ts_accepts(s, who)
+                else:
+                    choice.offered = ts_fit_trains(s, ts_open_trains(s, who) & ~(1 << who))
                 choice.placed = placed_by[who]
                 choice.time = 2 * e + 2
                 choice.seat = who

@@ -96,6 +96,7 @@ cdef void ts_deal_random(TrainState* s, int layout, int set_max, int engine, int
                          int engine_toes, int leader, uint64_t* rng) noexcept nogil
 cdef uint16_t ts_open_trains(const TrainState* s, int seat) noexcept nogil
 cdef W128 ts_open_anchors(const TrainState* s, int v) noexcept nogil
+cdef W128 ts_fit_trains(const TrainState* s, uint16_t trains) noexcept nogil
 cdef W128 ts_accepts(const TrainState* s, int seat) noexcept nogil
 cdef bint ts_any_placement(const TrainState* s) noexcept nogil
 cdef int ts_gen(TrainState* s) noexcept nogil

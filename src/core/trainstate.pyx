@@ -93,18 +93,23 @@ cdef W128 ts_open_anchors(const TrainState* s, int v) noexcept nogil:
     return s.ends_by[v]
 
 
+cdef W128 ts_fit_trains(const TrainState* s, uint16_t trains) noexcept nogil:
+    """The tiles that fit one of trains (bit t: train t, TR_MEXICAN the Mexican train)."""
+    cdef W128 m = w_zero()
+    cdef int t
+    for t in range(TR_MEXICAN + 1):
+        if trains >> t & 1:
+            m = w_or(m, WIDE_NUM[s.train_open[t]])
+    return m
+
+
 cdef W128 ts_accepts(const TrainState* s, int seat) noexcept nogil:
     """The tiles that would give seat a placement if it were to move now, whatever its
     hand (a seat holding none of them draws, then passes)."""
     cdef W128 m = w_zero()
-    cdef uint16_t trains
-    cdef int t, v
+    cdef int v
     if s.layout == LAYOUT_TRAINS:
-        trains = ts_open_trains(s, seat)
-        for t in range(TR_MEXICAN + 1):
-            if trains >> t & 1:
-                m = w_or(m, WIDE_NUM[s.train_open[t]])
-        return m
+        return ts_fit_trains(s, ts_open_trains(s, seat))
     for v in range(s.set_max + 1):
         if w_any(ts_open_anchors(s, v)):
             m = w_or(m, WIDE_NUM[v])
