@@ -24,6 +24,7 @@ import msgpack
 
 import bones
 from bones.bot import make_bot, play_round
+from bones.observation import Observation as LineObservation
 from bones.protocol import ExternalBot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,7 +187,7 @@ def section(frames: list[tuple[str, bytes]]) -> str:
         parts += [f"#### {title}", "", "```text", _plain(message), "```", ""]
         parts += ["```text", annotate(frame), "```", ""]
         if "observation" in message:
-            fields = ("version", "kind", *bones.Observation.FIELDS)
+            fields = ("version", "kind", *LineObservation.FIELDS)
             obs = msgpack.unpackb(message["observation"], strict_map_key=False)
             parts += ["The `observation` bin holds `Observation.to_msgpack()`:", "", "```text"]
             parts += [

@@ -1,4 +1,5 @@
-"""bones: a fast and faithful domino engine (Straight/All Fives, Multiplayer, Kozel, Block).
+"""bones: a fast and faithful domino engine (the line games on the double-six set, and the
+train games: Mexican Train and Chicken Foot).
 
 Everything in docs/api.md is importable from here.  The names that live in the compiled
 core (and the modules built on it) are imported on first use, so ``bones.variant`` and
@@ -17,14 +18,12 @@ from .registry import plugins, variant, variants
 from .variant import Option, Variant
 
 if TYPE_CHECKING:
+    from .api import Move, Observation, Round
     from .bot import Bot, BotSpec, bots, make_bot
     from .core.actions import ActionSpace
-    from .core.moves import Move
-    from .core.round import Round
     from .core.tensor import TensorSpec
     from .core.tiles import TILES, Tile
     from .game import Game, new_game
-    from .observation import Observation
 
 
 def _version() -> str:
@@ -42,9 +41,9 @@ __version__ = _version()
 _LAZY = {
     "Tile": ".core.tiles",
     "TILES": ".core.tiles",
-    "Move": ".core.moves",
-    "Round": ".core.round",
-    "Observation": ".observation",
+    "Move": ".api",
+    "Round": ".api",
+    "Observation": ".api",
     "Game": ".game",
     "new_game": ".game",
     "Bot": ".bot",

@@ -232,6 +232,8 @@ def cmd_plugins(args: argparse.Namespace, out: TextIO) -> int:
         print(f"  hooks:    {', '.join(info['hooks']) or '-'}", file=out)
         if info["unknown_hooks"]:
             print(f"  unknown:  {', '.join(info['unknown_hooks'])} (not bones hooks)", file=out)
+        if info.get("families"):
+            print(f"  families: {', '.join(info['families'])}", file=out)
         print(f"  variants: {', '.join(info['variants']) or '-'}", file=out)
         print(f"  bots:     {', '.join(info.get('bots', ())) or '-'}", file=out)
         if info["error"]:

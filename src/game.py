@@ -18,7 +18,8 @@ from typing import Any, cast
 
 import msgpack
 
-from .core.round import Round, derive_seed
+from .api import Round
+from .core.round import derive_seed
 from .errors import BonesError, OptionError
 from .gamerules import (
     MAX_START,
@@ -591,10 +592,10 @@ def _saved_options(variant: str, options: dict[str, Any], raw_round: bytes) -> d
 def _dealt(variant: str, rnd: Any, raw_round: bytes) -> tuple[dict[str, Any], tuple[int, ...], Any]:
     """What round ``rnd`` (whose msgpack, already loaded once, is ``raw_round``) was dealt
     with: the options as given, the scores, and its deal (the hands and the stock)."""
-    deal = msgpack.unpackb(raw_round, raw=False, strict_map_key=False)
-    if isinstance(rnd, Round):
-        return _saved_options(variant, dict(deal[4]), raw_round), tuple(deal[9]), deal[5:7]
-    return rnd.options, tuple(deal[14]), deal[10:12]  # a train round (bones.core.trains)
+    hands = tuple(tuple(map(str, rnd.dealt_hand(seat))) for seat in range(rnd.players))
+    deal = (hands, tuple(map(str, rnd.dealt_stock)))
+    overrides = _saved_options(variant, dict(rnd.rules.overrides), raw_round)
+    return overrides, tuple(rnd.dealt_scores), deal
 
 
 def _load(cls: type[Game], doc: Any) -> Game:

@@ -109,6 +109,32 @@ def unpack_message(
     return obj
 
 
+def msgpack_head(data: object, count: int = 2) -> tuple[Any, ...] | None:
+    """The first ``count`` items of the msgpack array at the start of ``data``, read
+    without decoding the rest (a family's ``is_round_bytes`` looks at a header this way);
+    None for anything that does not start with an array of that many short scalars."""
+    import msgpack
+
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        return None
+    unpacker = msgpack.Unpacker(
+        raw=False,
+        max_buffer_size=MAX_MESSAGE_BYTES,
+        max_str_len=64,
+        max_bin_len=0,
+        max_array_len=0,
+        max_map_len=0,
+        max_ext_len=0,
+    )
+    try:
+        unpacker.feed(bytes(data[:256]))
+        if unpacker.read_array_header() < count:
+            return None
+        return tuple(unpacker.unpack() for _ in range(count))
+    except Exception:  # not msgpack, or not an array of scalars: no family's header
+        return None
+
+
 def depth_ok(obj: object, max_depth: int) -> bool:
     """Whether ``obj`` nests lists and maps (keys included) at most ``max_depth`` deep (the
     top container is depth 1); iterative, so a deep value cannot exhaust the stack."""

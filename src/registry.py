@@ -1,4 +1,5 @@
-"""The registry: every variant and every bot registered by a plugin, the built-ins included.
+"""The registry: every game family, variant and bot registered by a plugin, the built-ins
+included.
 
 Built lazily from the plugin manager on first use and cached; :func:`reset` forgets it
 (tests).  Importing this module does not import the compiled core.
@@ -20,6 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import OptionError
+from .family import Family
 from .plugins.manager import (
     BUILTIN_PLUGINS,
     BonesPluginManager,
@@ -38,6 +40,10 @@ __all__ = [
     "BotSpec",
     "bot_spec",
     "bots",
+    "families",
+    "family",
+    "family_of",
+    "part_of",
     "plugins",
     "reset",
     "variant",
@@ -187,6 +193,7 @@ class _Shelf:
 
 @dataclass
 class _Registry:
+    families: _Shelf = field(default_factory=_Shelf)
     variants: _Shelf = field(default_factory=_Shelf)
     bots: _Shelf = field(default_factory=_Shelf)
     loaded: bool = False  # the plugin manager is complete (every entry point loaded)
@@ -251,6 +258,9 @@ def _collect(
                 names.add(item.name)
                 if isinstance(item, Variant):
                     check_base(item)  # only options, and values, its rule family reads
+                    _family_of_base(item.base, item.name)  # a family runs its base
+                if isinstance(item, Family):
+                    _check_bases(item, shelf)
         except Exception as exc:  # a plugin must not take bones down
             lines = str(exc).strip().splitlines()
             error = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
@@ -265,6 +275,7 @@ def _collect(
 def _collect_all(
     pm: BonesPluginManager, reg: _Registry, only: tuple[str, ...] | None = None
 ) -> None:
+    _collect(pm, reg.families, "register_families", Family, "family", only)
     _collect(pm, reg.variants, "register_variants", Variant, "variant", only)
     _collect(pm, reg.bots, "register_bots", BotSpec, "bot", only)
 
@@ -304,6 +315,8 @@ def reset(*, plugins: bool = True) -> None:
     global _cache
     with _lock:
         _cache = None
+        _FAMILY_OF.clear()
+        _PARTS.clear()
         if plugins:
             reset_plugin_manager()
     core_rules = sys.modules.get("bones.core.rules")
@@ -331,6 +344,69 @@ def variant(name: str | Variant) -> Variant:
         ) from None
 
 
+def families() -> list[str]:
+    """The names of all registered game families, sorted."""
+    return sorted(_registry().families.items)
+
+
+def family(name: str) -> Family:
+    """The game family registered as ``name``; :class:`OptionError` listing the known names."""
+    try:
+        found: Family = _registry().families.items[name]
+        return found
+    except (KeyError, TypeError):
+        raise OptionError(
+            f"unknown game family {name!r}; known families: {', '.join(families())}"
+        ) from None
+
+
+def _check_bases(new: Family, shelf: _Shelf) -> None:
+    for other in shelf.items.values():
+        shared = sorted(set(new.bases) & set(other.bases))
+        if shared:
+            raise OptionError(
+                f"family {new.name!r} claims base {shared[0]!r}, which family "
+                f"{other.name!r} ({other.plugin}) runs already"
+            )
+
+
+def _family_of_base(base: str, what: str) -> Family:
+    for candidate in _registry().families.items.values():
+        if base in candidate.bases:
+            return candidate
+    raise OptionError(f"{what}: no registered game family runs the rule base {base!r}")
+
+
+def family_of(variant: str | Variant) -> Family:
+    """The game family that plays ``variant`` (a name or a :class:`Variant`): the one
+    place that knows which family a variant belongs to (docs/architecture.md).  The
+    answer is remembered per variant object (a registry reset makes new ones)."""
+    spec = _lookup_variant(variant)
+    found = _FAMILY_OF.get(spec)
+    if found is None:
+        found = _FAMILY_OF[spec] = _family_of_base(spec.base, f"variant {spec.name!r}")
+    return found
+
+
+_FAMILY_OF: dict[Variant, Family] = {}
+
+
+def part_of(variant: str | Variant, part: str) -> Any:
+    """``family_of(variant).part(part)``, remembered per variant (by name or object) and
+    part: what ``bones.Round.deal`` calls for every round, so its dispatch costs one
+    dictionary look-up (a registry reset forgets it)."""
+    key = (variant, part)
+    found = _PARTS.get(key)
+    if found is None:
+        found = family_of(variant).part(part)
+        if len(_PARTS) < 4096:  # variant objects are made anew by each reset: bounded
+            _PARTS[key] = found
+    return found
+
+
+_PARTS: dict[tuple[str | Variant, str], Any] = {}
+
+
 #: BotSpec.supports() looks a variant up by name (its parameter hides the function's name)
 _lookup_variant = variant
 
@@ -350,15 +426,16 @@ def bot_spec(name: str) -> BotSpec:
 
 
 def _plugin_error(reg: _Registry, name: str) -> str | None:
-    errors = [e for e in (reg.variants.errors.get(name), reg.bots.errors.get(name)) if e]
+    shelves = (reg.families, reg.variants, reg.bots)
+    errors = [e for e in (shelf.errors.get(name) for shelf in shelves) if e]
     return "; ".join(errors) if errors else None
 
 
 def plugins() -> list[dict[str, Any]]:
     """Every plugin: ``name``, ``source`` (``builtin``, ``entry point`` or ``registered``),
-    ``module``, ``hooks``, ``unknown_hooks`` (implemented but not bones hooks), ``variants``,
-    ``bots``, ``dist`` and ``version`` (entry points), ``error`` (``None`` unless the plugin was
-    skipped)."""
+    ``module``, ``hooks``, ``unknown_hooks`` (implemented but not bones hooks),
+    ``families``, ``variants``, ``bots``, ``dist`` and ``version`` (entry points),
+    ``error`` (``None`` unless the plugin was skipped)."""
     reg = _registry()  # first: a plugin may ask for a variant or a bot while it loads
     pm = get_plugin_manager()
     out: list[dict[str, Any]] = []
@@ -376,6 +453,7 @@ def plugins() -> list[dict[str, Any]]:
                 or f"{type(plugin).__module__}.{type(plugin).__qualname__}",
                 "hooks": sorted(c.name for c in callers),
                 "unknown_hooks": sorted(c.name for c in callers if not c.has_spec()),
+                "families": list(reg.families.by_plugin.get(name, [])),
                 "variants": list(reg.variants.by_plugin.get(name, [])),
                 "bots": list(reg.bots.by_plugin.get(name, [])),
                 "dist": info[0] if info else None,
@@ -391,6 +469,7 @@ def plugins() -> list[dict[str, Any]]:
                 "module": failed.get("value"),
                 "hooks": [],
                 "unknown_hooks": [],
+                "families": [],
                 "variants": [],
                 "bots": [],
                 "dist": failed.get("dist"),

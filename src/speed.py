@@ -2,8 +2,9 @@
 
 ``python_loop`` drives rounds through the public Python API (one ``play`` call per move);
 ``core_playouts`` runs the core's random playouts with a round count calibrated to take
-about the requested time: ``bones.core.playout.random_playouts`` for the double-six
-families, ``bones.core.trains.random_playouts`` for the train games (``playouts`` picks).
+about the requested time: the ``playouts`` part of the variant's family
+(``bones.core.playout.random_playouts`` for the line games,
+``bones.core.trains.random_playouts`` for the train games).
 """
 
 from __future__ import annotations
@@ -17,30 +18,16 @@ __all__ = ["core_playouts", "playouts", "python_loop"]
 
 
 def playouts(variant: str, players: int, rounds: int, seed: int = 0, **options: Any) -> dict:
-    """``rounds`` random playouts of ``variant`` in the core that plays it.
+    """``rounds`` random playouts of ``variant`` in the core of its family (the family's
+    ``playouts`` part).
 
-    Returns ``{"rounds", "moves", "blocked", "seconds"}`` (``moves``: placements).  A train
-    variant's options (and ``engine``) become the wide-set core's arguments as in
-    ``bones.Round.deal``: its standard hand size, its set's highest double as the engine."""
+    Returns ``{"rounds", "moves", "blocked", "seconds"}`` (``moves``: placements)."""
+    from .registry import family_of
     from .registry import variant as lookup
-    from .variant import TRAIN_BASES
 
-    if lookup(variant).base not in TRAIN_BASES:
-        from .core.playout import random_playouts
-
-        return dict(random_playouts(variant, players, rounds, seed=seed, **options))
-    from .core.trains import random_playouts as train_playouts
-    from .train_games import core_arguments
-
-    args = core_arguments(lookup(variant), players, options)
-    del args["variant"]
-    res = train_playouts(n_rounds=rounds, players=players, seed=seed, **args)
-    return {
-        "rounds": res["rounds"],
-        "moves": res["plies"],
-        "blocked": res["blocked"],
-        "seconds": res["seconds"],
-    }
+    spec = lookup(variant)
+    result: dict[str, Any] = family_of(spec).part("playouts")(spec, players, rounds, seed, options)
+    return result
 
 
 def python_loop(
@@ -50,16 +37,15 @@ def python_loop(
 
     Each round: ``Round.deal(variant, players=, seed=s, **options)``, then a uniformly
     random legal move until the round is over (``rng = random.Random(seed)``).  Moves are
-    counted as placements (``len(r.layout)`` at the end; a train round's ``placements``).
+    counted as placements (``len(r.layout)`` at the end).
     At least one round is played.
     Returns ``{"rounds", "moves", "seconds", "moves_per_s", "rounds_per_s"}``.
     """
-    from .core.round import Round
+    from .registry import family_of
     from .registry import variant as lookup
-    from .variant import TRAIN_BASES
 
-    train = lookup(variant).base in TRAIN_BASES  # decided once: the loop stays as it was
-    deal = Round.deal
+    spec = lookup(variant)
+    deal = family_of(spec).part("deal")  # found once: the loop pays no dispatch per round
     randrange = random.Random(seed).randrange
     clock = time.perf_counter
     rounds = moves = 0
@@ -67,11 +53,11 @@ def python_loop(
     start = clock()
     elapsed = 0.0
     while rounds == 0 or elapsed < seconds:
-        r = deal(variant, players=players, seed=s, **options)
+        r = deal(spec, players, s, None, None, None, **options)
         while not r.is_over:
             legal = r.legal_moves
             r.play(legal[randrange(len(legal))])
-        moves += len(r.placements) if train else len(r.layout)
+        moves += len(r.layout)
         rounds += 1
         s += 1
         elapsed = clock() - start

@@ -63,7 +63,7 @@ def pack_train_observation(obs: Any) -> bytes:
             TRAIN_SCHEMA_VERSION,
             TRAIN_KIND,
             obs.seat,
-            obs.layout,
+            obs.layout_name,
             obs.set_max,
             obs.engine,
             obs.players,
@@ -82,6 +82,9 @@ def pack_train_observation(obs: Any) -> bytes:
             obs.first_turn_own_train,
             obs.engine_toes,
             result,
+            obs.variant,
+            obs.options,
+            list(obs.scores),
         ]
     )
 
@@ -104,12 +107,12 @@ def unpack_train_observation(data: object) -> dict[str, Any]:
         obj = msgpack.unpackb(
             bytes(data),
             raw=False,
-            strict_map_key=True,
             max_str_len=64,
             max_bin_len=0,
             max_array_len=4096,
-            max_map_len=8,
+            max_map_len=_MAX_OPTIONS,
             max_ext_len=0,
+            strict_map_key=False,  # a per-player option's map; _decode checks every key
         )
     except Exception as exc:  # msgpack raises several unrelated types
         raise ValueError(f"not a bones train observation: {exc}") from None
@@ -120,7 +123,9 @@ def unpack_train_observation(data: object) -> dict[str, Any]:
 
 
 #: The msgpack schema of a train observation: its version and kind (items 0 and 1).
-TRAIN_SCHEMA_VERSION = 1
+#: Version 2 added ``variant``, ``options`` and ``scores``; version 1 is still read (its
+#: variant is the layout's built-in one, no options, every score 0).
+TRAIN_SCHEMA_VERSION = 2
 TRAIN_KIND = "train_observation"
 #: The fields of a train observation (``bones.observation.TrainObservation``), in msgpack
 #: order after the version and the kind.
@@ -145,7 +150,16 @@ TRAIN_OBSERVATION_FIELDS = (
     "first_turn_own_train",
     "engine_toes",
     "result",
+    "variant",
+    "options",
+    "scores",
 )
+#: The fields version 1 had (the first of TRAIN_OBSERVATION_FIELDS).
+_V1_FIELDS = 20
+#: Bounds of the fields version 2 added: a variant's name, its overrides, the scores.
+_MAX_NAME = 64
+_MAX_OPTIONS = 32
+_MAX_SCORE = 1_000_000
 #: No train observation comes near this (a double-12 round's log is a few KiB).
 MAX_TRAIN_OBSERVATION_BYTES = 1 << 17
 
@@ -201,19 +215,20 @@ def _target(value: Any, what: str, layout: str, set_max: int, players: int) -> s
 
 
 def _decode(obj: Any) -> dict[str, Any]:
-    n_fields = len(TRAIN_OBSERVATION_FIELDS)
     if type(obj) is not list or len(obj) < 2:
-        raise _Bad(f"not an array of {n_fields + 2} items")
-    if obj[0] != TRAIN_SCHEMA_VERSION or type(obj[0]) is not int or obj[1] != TRAIN_KIND:
+        raise _Bad(f"not an array of {len(TRAIN_OBSERVATION_FIELDS) + 2} items")
+    if type(obj[0]) is not int or obj[0] not in (1, TRAIN_SCHEMA_VERSION) or obj[1] != TRAIN_KIND:
         raise _Bad(
             f"the header is {str(obj[0])[:20]!r}, {str(obj[1])[:30]!r}, not "
-            f"{TRAIN_SCHEMA_VERSION}, {TRAIN_KIND!r}"
+            f"1 or {TRAIN_SCHEMA_VERSION}, {TRAIN_KIND!r}"
         )
+    n_fields = _V1_FIELDS if obj[0] == 1 else len(TRAIN_OBSERVATION_FIELDS)
     if len(obj) != n_fields + 2:
         raise _Bad(f"not an array of {n_fields + 2} items")
     (seat, layout, set_max, engine, players, leader, to_move, hand, hand_sizes, stock_size,
      trains, pending, open_ends, placements, log, legal, zero_double, first_turn, toes,
-     result) = obj[2:]  # fmt: skip
+     result) = obj[2 : 2 + _V1_FIELDS]  # fmt: skip
+    variant, options, scores = obj[2 + _V1_FIELDS :] or (None, {}, None)
     if type(layout) is not str or layout not in _LAYOUTS:
         raise _Bad(f"layout must be 'trains' or 'chicken_foot', not {str(layout)[:20]!r}")
     chicken = layout == "chicken_foot"
@@ -342,6 +357,42 @@ def _decode(obj: Any) -> dict[str, Any]:
         first_turn_own_train=first_turn,
         engine_toes=toes,
         result=_result(result, players, to_move),
+        variant=_variant_name(variant),
+        options=_options(options),
+        scores=(0,) * players if scores is None else _scores(scores, players),
+    )
+
+
+def _variant_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if type(value) is not str or not 0 < len(value) <= _MAX_NAME:
+        raise _Bad(f"variant must be a name of 1 to {_MAX_NAME} characters")
+    return value
+
+
+def _options(value: Any) -> dict[str, Any]:
+    if type(value) is not dict or len(value) > _MAX_OPTIONS:
+        raise _Bad(f"options must be a map of at most {_MAX_OPTIONS} options by name")
+    for key, item in value.items():
+        if type(key) is not str:
+            raise _Bad("options must be named by strings")
+        per_players = item.items() if type(item) is dict else ((2, item),)
+        for count, one in per_players:  # a value, or a value per player count
+            if type(count) is not int or (type(one) not in _SCALARS and one is not None):
+                raise _Bad(
+                    f"option {key[:20]!r} must be a string, a number, a bool, nil or a map "
+                    "of player counts to those"
+                )
+    return dict(value)
+
+
+_SCALARS = (str, int, bool, float)
+
+
+def _scores(value: Any, players: int) -> tuple[int, ...]:
+    return tuple(
+        _int(x, "scores", -_MAX_SCORE, _MAX_SCORE) for x in _list(value, "scores", players, players)
     )
 
 

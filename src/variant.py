@@ -11,6 +11,7 @@ This module imports neither the core nor the plugin machinery, so it is usable o
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -48,6 +49,10 @@ DOUBLE_SIX_BASES = ("straight", "multiplayer", "kozel", "block", "draw")
 #: The core rule families a variant can run on.
 BASES = DOUBLE_SIX_BASES + TRAIN_BASES
 
+#: The base of a plugin family's variants (docs/plugins.md, "Game families"): a name; the
+#: registry refuses a variant whose base no registered family runs.
+_PLUGIN_BASE = re.compile(r"[a-z][a-z0-9_]*\Z")
+
 #: Tiles in a double-six set; ``players * hand_size`` may not exceed it.
 MAX_TILES = 28
 
@@ -79,8 +84,9 @@ STANDARD_HANDS: Mapping[str, Mapping[str, Mapping[int, int]]] = MappingProxyType
 
 
 def max_players(base: str) -> int:
-    """The most players a rule family seats: 8 for the train games, else 4."""
-    return 8 if base in TRAIN_BASES else 4
+    """The most players a rule family seats: 4 for the double-six bases, else 8 (the
+    train games, and a plugin's family, whose own deal checks its count)."""
+    return 4 if base in DOUBLE_SIX_BASES else 8
 
 
 def set_size(base: str, options: Mapping[str, Any]) -> int:
@@ -88,7 +94,9 @@ def set_size(base: str, options: Mapping[str, Any]) -> int:
     or for the train games the chosen set less the round's engine double."""
     if base in TRAIN_BASES:
         return SET_TILES[options["set"]] - 1
-    return MAX_TILES
+    if base in DOUBLE_SIX_BASES:
+        return MAX_TILES
+    return MAX_INT_OPTION  # a plugin family's set: its own deal checks the hands
 
 
 #: The largest value a free integer option (``target``, ``open_threshold``) may take: the
@@ -471,8 +479,10 @@ def check_base(variant: Variant) -> None:
     the family needs, and only values the family understands; :class:`OptionError`
     naming the variant and the option otherwise.  The registry runs it on every variant a
     plugin registers (the plugin is reported and skipped when it fails)."""
-    known = BASE_OPTIONS[variant.base]
+    known = BASE_OPTIONS.get(variant.base)
     head = f"variant {variant.name!r} (base {variant.base!r})"
+    if known is None:  # a plugin family's base: the registry checks a family runs it
+        return
     for name in variant.options:
         if name not in known:
             raise OptionError(
@@ -528,9 +538,12 @@ class Variant:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise TypeError("a variant needs a non-empty name")
-        if self.base not in BASES:
+        if self.base not in BASES and not (
+            isinstance(self.base, str) and _PLUGIN_BASE.match(self.base)
+        ):
             raise OptionError(
-                f"{self.name}: base must be one of {', '.join(map(repr, BASES))}; got {self.base!r}"
+                f"{self.name}: base must be one of {', '.join(map(repr, BASES))} or a "
+                f"plugin family's base (lowercase letters, digits, '_'); got {self.base!r}"
             )
         players = tuple(self.players)
         most = max_players(self.base)
@@ -583,7 +596,7 @@ class Variant:
         for name, option in self.options.items():
             value = overrides.get(name, option.default)
             resolved[name] = option.resolve(self.name, value, players, most)
-        family = BASE_OPTIONS[self.base]
+        family = BASE_OPTIONS.get(self.base, {})  # a plugin family's: its deal checks
         tiles = set_size(self.base, resolved)
         standard = STANDARD_HANDS[self.base][resolved["set"]] if self.base in TRAIN_BASES else {}
         for name, value in resolved.items():

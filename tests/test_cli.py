@@ -78,9 +78,11 @@ def test_plugins(capsys, fresh_registry):
     assert "bones.plugins.builtin_variants  [builtin] ok" in out
     assert "hooks:    register_variants" in out
     assert "variants: straight, multiplayer, kozel, block, draw" in out
+    assert "families: line, trains" in out
     assert main(["plugins", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data[0]["name"] == "bones.plugins.builtin_variants"
+    assert data[0]["name"] == "bones.plugins.builtin_families"
+    assert data[0]["families"] == ["line", "trains"]
 
 
 def test_plugins_shows_broken(capsys, fresh_registry):

@@ -17,7 +17,8 @@ def test_round_is_the_compiled_extension():
     import bones.core.round
 
     assert bones.core.round.__file__.endswith(EXTENSION_SUFFIXES), bones.core.round.__file__
-    assert bones.Round is bones.core.round.Round
+    assert type(bones.Round.deal("straight", players=2)) is bones.core.round.Round
+    assert issubclass(bones.core.round.Round, bones.Round)  # the one face of every family
 
 
 @pytest.mark.parametrize("name", ["tiles", "moves", "rules", "state", "round", "playout"])

@@ -38,7 +38,7 @@ def by_name(infos, name):
 
 def test_hookspecs_are_documented():
     names = hook_names()
-    assert names == ["register_bots", "register_variants"]
+    assert names == ["register_bots", "register_families", "register_variants"]
     doc = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
     headings = re.findall(r"^#{2,4}\s+`?(\w+)", doc, re.M)
     for name in names:

@@ -20,7 +20,7 @@ def played(layout: str, seed: int, moves: int | None = None) -> TrainRound:
     r = TrainRound.deal(layout, 9, 4, seed=seed)
     rng = random.Random(seed)
     while not r.is_over and (moves is None or len(r.moves) < moves):
-        r.play(rng.randrange(len(r.legal_moves)))
+        r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
     return r
 
 
@@ -55,7 +55,7 @@ def test_a_view_reads_its_log_as_it_was_made_after_undo_and_other_moves(layout):
         for _ in range(6):
             if r.is_over:
                 break
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
         for s, view in enumerate(views):
             assert view.log == logs[s]
             assert view.placements == placements
@@ -219,7 +219,7 @@ def entries(layout: str, players: int, seed: int):
         yield r
         if r.is_over:
             return
-        r.play(rng.randrange(len(r.legal_moves)))
+        r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
 
 
 @pytest.mark.parametrize("layout", ["trains", "chicken_foot"])

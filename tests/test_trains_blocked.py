@@ -90,7 +90,7 @@ def check_rounds(rounds: int, seed: str) -> dict[str, int]:
         states = []
         while not r.is_over:
             states.append(r.copy())
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
         players_seen.add((deal.layout, deal.set_max, r.players))
         seen[r.result.reason] += 1
         seen["went_on"] += long_runs(r) > 0
@@ -134,7 +134,7 @@ def positions_after_a_long_run():
         deal = random_deal(rng)
         r = TrainRound.from_deal(deal.layout, **deal.kwargs())
         while not r.is_over:
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
             run = 0
             for kind, *_ in reversed(r.log):
                 if kind != "pass":

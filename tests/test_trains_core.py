@@ -515,7 +515,7 @@ def test_play_undo_is_exact(layout, set_max, players, size, opts):
         trail = [snapshot(r)]
         start = r.copy()
         while not r.is_over:
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
             assert legal(r) == expected_legal(r)
             assert len(r.legal_moves) == len(legal(r))  # no move listed twice
             trail.append(snapshot(r))
@@ -550,7 +550,9 @@ def test_tiles_are_conserved_and_bounds_hold():
                 if r.is_over:
                     break
                 assert r.legal_moves
-                r.play(random.Random(seed * 1000 + placed).randrange(len(r.legal_moves)))
+                r.play(
+                    r.legal_moves[random.Random(seed * 1000 + placed).randrange(len(r.legal_moves))]
+                )
             res = r.result
             if res.reason == "out":
                 assert r.hand_sizes[res.out_seat] == 0 and res.penalties[res.out_seat] == 0
@@ -567,7 +569,7 @@ def test_tiles_are_conserved_and_bounds_hold():
 def test_illegal_moves_change_nothing():
     r = TrainRound.deal("trains", players=4, seed=3)
     for _ in range(5):
-        r.play(0)
+        r.play(r.legal_moves[0])
     before = (r.to_msgpack(), snapshot(r))
     illegal = ["12-12@M", "nonsense", "0-0@P9", 999, -1, True, None, 2.0, b"x"]
     illegal += [TrainMove.parse("3-1@4-4"), TrainMove.parse("11-10@P3")]
@@ -584,13 +586,13 @@ def test_illegal_moves_change_nothing():
         assert (r.to_msgpack(), snapshot(r)) == before
 
 
-def test_play_accepts_a_move_its_text_or_an_index():
+def test_play_accepts_a_move_its_text_or_its_action():
     r = TrainRound.deal("chicken_foot", players=3, seed=5)
     moves = r.legal_moves
     a, b, c = r.copy(), r.copy(), r.copy()
     a.play(moves[-1])
     b.play(str(moves[-1]))
-    c.play(len(moves) - 1)
+    c.play(r.action_space.index(moves[-1]))  # an action index, as in every family
     assert a == b == c
     assert a.moves == (moves[-1],)
 
@@ -603,7 +605,7 @@ def test_msgpack_refuses_corrupt_bytes_without_crashing():
         for _ in range(25):
             if r.is_over:
                 break
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
         samples.append(r.to_msgpack())
     partial = six("trains", [["6-1", "1-1"], ["6-2", "2-3"]])
     partial.play("6-1@P0")
@@ -668,7 +670,7 @@ def test_pickle_and_copy_module():
     import pickle
 
     r = TrainRound.deal("chicken_foot", players=3, seed=2)
-    r.play(0)
+    r.play(r.legal_moves[0])
     assert pickle.loads(pickle.dumps(r)) == r
     assert copy.deepcopy(r) == r and copy.copy(r) is not r
     m = r.moves[0]
@@ -689,7 +691,7 @@ def test_observation_shows_only_what_the_seat_may_know(layout):
     for _ in range(30):
         if r.is_over:
             break
-        r.play(rng.randrange(len(r.legal_moves)))
+        r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
         for seat in range(4):
             obs = r.observation(seat)
             hidden = {str(t) for s in range(4) if s != seat for t in r.hand(s)}
@@ -736,10 +738,10 @@ def test_observation_keeps_its_moment(layout):
         obs = r.observation(seat)
         fresh = TrainRound.from_msgpack(r.to_msgpack()).observation(seat)
         views.append((obs, fresh.to_msgpack(), fresh))
-        r.play(rng.randrange(len(r.legal_moves)))
+        r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
         if rng.random() < 0.3:
             r.undo()
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
     for obs, packed, fresh in views:
         assert obs.to_msgpack() == packed and obs == fresh and hash(obs) == hash(fresh)
         assert obs.legal_moves and obs.legal_moves[0].tile in obs.hand
@@ -755,7 +757,7 @@ def test_a_train_observation_is_made_by_the_round_or_from_its_fields():
         with pytest.raises(TypeError, match="observation"):
             cls.__new__(cls, object())
     r = TrainRound.deal("trains", players=3, seed=4)
-    r.play(0)
+    r.play(r.legal_moves[0])
     obs = r.observation(r.to_move)
     fields = {name: getattr(obs, name) for name in obs.FIELDS}
     again = TrainObservation(**fields)
@@ -831,7 +833,7 @@ def test_scores_add_the_penalties_once_the_round_is_over(layout):
     rng = random.Random(1)
     while not r.is_over:
         assert r.scores == dealt
-        r.play(rng.randrange(len(r.legal_moves)))
+        r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
     points = r.result.points
     assert any(points) and r.scores == tuple(s + p for s, p in zip(dealt, points, strict=True))
     assert TrainRound.from_msgpack(r.to_msgpack()).scores == r.scores

@@ -28,7 +28,7 @@ def positions(layout, set_max, players, seed, every=4):
             yield r.copy()
         k += 1
         if rng.random() < 0.3:
-            r.play(rng.randrange(len(r.legal_moves)))
+            r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
         else:
             obs = r.observation(r.to_move)
             r.play(bot.choose(obs, obs.legal_moves))

@@ -54,7 +54,7 @@ def random_positions(layout, set_max, players, seed, hand_size=None, every=1):
         if k % every == 0:
             yield r.copy()
         k += 1
-        r.play(rng.randrange(len(r.legal_moves)))
+        r.play(r.legal_moves[rng.randrange(len(r.legal_moves))])
 
 
 def check_samples(obs: TrainObservation, n: int) -> int:

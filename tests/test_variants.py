@@ -339,7 +339,10 @@ def test_building_a_variant_from_scratch():
     assert v.resolve(2) == {"hand_size": 5, "target": 10, "players": 2}
     assert v.options["target"].expects == "an int >= 1"
     with pytest.raises(OptionError, match="base must be one of"):
-        Variant("x", "chess", "", (2,), {})
+        Variant("x", "Chess!", "", (2,), {})
+    # a lowercase name may be a plugin family's base: the registry refuses it unless a
+    # registered family runs it (tests/test_families.py)
+    assert Variant("x", "chess", "", (2,), {}).base == "chess"
     with pytest.raises(OptionError, match="'hand_size' must be one of 5, 6; got 9"):
         Variant("x", "block", "", (2,), [Option("hand_size", 9, (5, 6), "", "")])
     with pytest.raises(TypeError, match="choices or a check"):

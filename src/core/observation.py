@@ -24,7 +24,7 @@ from .round import Round, layout_geometry, points_after, pre_geometry_options
 from .rules import compile_rules
 from .seatview import SeatView
 from .tiles import Tile
-from .trains import TrainMove, TrainSeatView
+from .trains import TrainLayout, TrainMove, TrainRound, TrainSeatView
 from .wideset import SetTile
 
 SCHEMA_VERSION = 3  # 2: without opening, 1: without closed_ends either (both still read)
@@ -197,6 +197,18 @@ class Observation(SeatView):
             self.hand_sizes,
             self.seat,
         )[0]
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the round has ended (nobody is to move)."""
+        return self.to_move is None
+
+    @property
+    def result(self) -> None:
+        """None: a line game's observation does not carry the round's result (its
+        schema predates it); ``Bot.end_round`` gets the result beside the final
+        observation (docs/api.md)."""
+        return None
 
     @property
     def legal_actions(self) -> list[int]:
@@ -475,32 +487,78 @@ class TrainObservation(TrainSeatView):
 
     __slots__ = ()
 
-    #: The fields, in msgpack order.
+    #: The fields, in msgpack order (``layout`` is the table's name there: ``layout_name``).
     FIELDS = TRAIN_OBSERVATION_FIELDS
+    #: The fields a message of the first schema lacked: optional by name.
+    OPTIONAL = ("variant", "options", "scores")
 
     def __init__(self, **fields: Any) -> None:
-        if set(fields) != set(TRAIN_OBSERVATION_FIELDS):
-            missing = sorted(set(TRAIN_OBSERVATION_FIELDS) - set(fields))
+        required = set(TRAIN_OBSERVATION_FIELDS) - set(self.OPTIONAL)
+        if not required <= set(fields) <= set(TRAIN_OBSERVATION_FIELDS):
+            missing = sorted(required - set(fields))
             extra = sorted(set(fields) - set(TRAIN_OBSERVATION_FIELDS))
             raise TypeError(
                 f"TrainObservation: give every field by name (missing {missing}, unknown {extra})"
             )
+        layout = fields["layout"]
+        if isinstance(layout, TrainLayout):  # the attribute as read: its table's name
+            fields["layout"] = layout.name
         self._give(**fields)
 
+    def _field(self, name: str) -> Any:
+        return self.layout_name if name == "layout" else getattr(self, name)
+
     def _fields(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in TRAIN_OBSERVATION_FIELDS)
+        return tuple(self._field(name) for name in TRAIN_OBSERVATION_FIELDS if name != "options")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TrainObservation):
             return NotImplemented
-        return self._fields() == other._fields()
+        return self._fields() == other._fields() and self.options == other.options
 
     def __hash__(self) -> int:
         return hash(self._fields())
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in TRAIN_OBSERVATION_FIELDS)
+        inner = ", ".join(f"{n}={self._field(n)!r}" for n in TRAIN_OBSERVATION_FIELDS)
         return f"TrainObservation({inner})"
+
+    @property
+    def legal_actions(self) -> list[int]:
+        """The legal moves as indices of the variant's fixed action space (docs/envs.md),
+        ascending: the same indices as the round's ``legal_actions``."""
+        from ..registry import family_of
+
+        space = family_of(self.variant).part("action_space")(
+            self.variant, self.players, **self.options
+        )
+        return sorted(space.index(move) for move in self.legal_moves)
+
+    def sample(self, rng: int | random.Random = 0) -> TrainRound:
+        """A full round drawn uniformly among the deals consistent with this observation
+        (``bones.core.trainsample.TrainSampler``), with the same moves played:
+        ``obs.sample(seed).observation(obs.seat) == obs``.  The observing seat must be
+        the seat to move (the sampler rebuilds its position); ``ValueError`` otherwise, or
+        when the position is beyond the exact sampler's table (docs/sampler.md)."""
+        from .trainsample import TrainSampler
+
+        seed = rng.getrandbits(64) if isinstance(rng, random.Random) else rng
+        hands, stock = TrainSampler(self).full_deal(seed)
+        return TrainRound.from_deal(
+            self.layout_name,
+            set_max=self.set_max,
+            hands=hands,
+            stock=stock,
+            engine=self.engine,
+            leader=self.leader,
+            zero_double=self.zero_double,
+            first_turn_own_train=self.first_turn_own_train,
+            engine_toes=self.engine_toes,
+            moves=[str(m) for m in self.layout],
+            variant=self.variant,
+            scores=self.scores,
+            options=self.options,
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (TrainObservation.from_msgpack, (self.to_msgpack(),))

@@ -371,7 +371,58 @@ def play_round(round not None, bots):
         return _play(<Round>round, bots)
     if type(round) is TrainRound:
         return _play_trains(<TrainRound>round, bots)
-    raise TypeError(f"play_round: a bones.Round or a train game's round, not {describe(round)}")
+    from bones.api import Round as AnyRound
+
+    if isinstance(round, AnyRound):  # another family's: through its Python face
+        return _play_any(round, bots)
+    raise TypeError(f"play_round: a bones.Round, not {describe(round)}")
+
+
+cdef object _play_any(round, bots):
+    """:func:`play_round` for a round of a family without a loop here (a plugin's): the
+    same hooks in the same order, through the ``bones.Round`` interface.  A bot's answer
+    must be one of the legal moves, of their own type."""
+    cdef tuple seats = tuple(bots)
+    cdef int players = round.players, seat
+    cdef Py_ssize_t seen = 0, n, i
+    _imports()
+    if len(seats) != players:
+        raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
+    observers = [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
+    for seat in range(players):
+        if not _noop(seats[seat], START_ROUND):
+            _hook(seat, seats[seat], START_ROUND, (round.observation(seat),))
+    while True:
+        if observers:
+            events = round.events
+            n = len(events)
+            for i in range(seen, n):
+                for s, bot in observers:
+                    _hook(s, bot, OBSERVE, (events[i],))
+            seen = n
+        if round.is_over:
+            break
+        seat = round.to_move
+        observation = round.observation(seat)
+        legal = tuple(observation.legal_moves)
+        bot = seats[seat]
+        if type(bot) is Guard:
+            move = (<Guard>bot).choose_move(observation, legal)
+        else:
+            move = _hook(seat, bot, CHOOSE, (observation, legal))
+        if not legal or type(move) is not type(legal[0]) or move not in legal:
+            raise _BotError(
+                seat,
+                f"choose() returned {describe(move)}, which is not legal; legal: "
+                + ", ".join(map(str, legal)),
+            )
+        round.play(move)  # the engine's part: an error in it is not the bot's
+        PyErr_CheckSignals()
+    result = round.result
+    for seat in range(players):
+        if not _noop(seats[seat], END_ROUND):
+            _hook(seat, seats[seat], END_ROUND, (result, round.observation(seat)))
+    return result
 
 
 cdef object _play(Round round, bots):

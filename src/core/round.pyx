@@ -50,7 +50,6 @@ from bones.core.tiles cimport (
 )
 
 from bones.core.moves import END_NAMES
-from bones.core.rules import OtherCore
 from bones.errors import BonesError, IllegalMove, OptionError
 from bones.records import Event, Placement, RoundResult
 
@@ -280,15 +279,9 @@ cdef class Round:
     def deal(cls, variant, players=2, seed=0, leader=None, lead_tile=None, scores=None,
              **options):
         """A random deal from ``seed`` (the same on every machine).  ``leader=None``
-        applies the variant's first-round rule.  A train game's variant gives a round of
-        its own core (``bones.core.trains.TrainRound``; bones.train_games)."""
-        cdef CompiledRules rules
-        try:
-            rules = _rules_for(variant, players, options)
-        except OtherCore as other:
-            from bones.core.train_games import deal as deal_train
-
-            return deal_train(other.variant, players, seed, leader, lead_tile, scores, options)
+        applies the variant's first-round rule.  A line variant only (OtherCore, an
+        OptionError, for another family's): ``bones.Round.deal`` deals every family's."""
+        cdef CompiledRules rules = _rules_for(variant, players, options)
         cdef Round self = Round.__new__(Round, _NEW)
         cdef int32_t sc[4]
         cdef uint64_t rng = rng_seed(_seed_arg(seed))
@@ -325,13 +318,7 @@ cdef class Round:
             raise TypeError("hands must be one list of tiles per seat, not a string")
         hands = list(hands)
         players = len(hands)
-        try:
-            rules = _rules_for(variant, players, options)
-        except OtherCore as other:
-            from bones.core.train_games import from_deal as train_from_deal
-
-            return train_from_deal(other.variant, hands, stock, leader, lead_tile, scores,
-                                   moves, partial, options)
+        rules = _rules_for(variant, players, options)
         for i in range(4):
             masks[i] = 0
         for i in range(players):
@@ -611,6 +598,11 @@ cdef class Round:
     def dealt_stock(self):
         """The boneyard as dealt, top first (the engine's view)."""
         return tuple(tile_at(self.st.stock[i]) for i in range(self.st.stock_len))
+
+    @property
+    def dealt_scores(self):
+        """Per side, the game's scores the round was dealt with."""
+        return tuple([self.st.score0[i] for i in range(self.rules.c.n_sides)])
 
     def hand_pips(self, seat):
         """The pips in seat's hand (the engine's view)."""
@@ -896,10 +888,6 @@ cdef class Round:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except Exception as exc:
             raise ValueError(f"not a bones round: {exc}") from None
-        if type(obj) is list and len(obj) and obj[0] == "bones.trainround":
-            from bones.core.trains import TrainRound
-
-            return TrainRound.from_msgpack(data)
         if type(obj) is not list or len(obj) < 2 or obj[1] != "round" \
                 or type(obj[0]) is not int or obj[0] not in _ROUND_FIELDS \
                 or len(obj) != _ROUND_FIELDS[obj[0]]:

@@ -28,7 +28,8 @@ class OtherCore(OptionError):
 
     def __init__(self, variant, api=None):
         if api is None:
-            text = "this needs a double-six variant"
+            text = ("this needs a double-six variant; bones.Round.deal, Round.from_deal and "
+                    "Round.from_msgpack play every family's rounds")
         else:
             text = (f"{api} does not support the train games (Mexican Train, Chicken Foot) "
                     "yet: it takes the double-six variants (block, draw, straight, "

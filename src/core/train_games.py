@@ -13,14 +13,47 @@ name is ``bones.train_games`` (re-exported there).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import OptionError
+from ..records import msgpack_head
+from ..trains_records import TRAIN_KIND
 from ..variant import SET_MAX, Variant, brief
+from ..registry import variant as lookup
 from .round import derive_seed
-from .trains import TrainRound
+from .trains import SCHEMA, TrainRound, random_playouts
 
-__all__ = ["core_arguments", "deal", "from_deal"]
+__all__ = [
+    "TrainRules",
+    "core_arguments",
+    "deal",
+    "from_deal",
+    "is_observation_bytes",
+    "is_round_bytes",
+    "playouts",
+    "rules_of",
+]
+
+
+class TrainRules(NamedTuple):
+    """A train round's rules (``TrainRound.rules``), as a line round's compiled rules:
+    the ``variant``, its ``name``, the ``players``, the options as given (``overrides``)
+    and every option resolved (``options``)."""
+
+    variant: Variant
+    name: str
+    players: int
+    overrides: dict[str, Any]
+    options: dict[str, Any]
+
+
+def rules_of(name: str, players: int, overrides: Mapping[str, Any]) -> TrainRules:
+    """The :class:`TrainRules` of variant ``name`` with ``players`` and ``overrides``."""
+    spec = lookup(name)
+    given = {k: v for k, v in overrides.items() if k != "engine"}
+    resolved = spec.resolve_options(players, given)
+    return TrainRules(spec, spec.name, players, dict(overrides), resolved)
+
 
 _STREAM_LEADER = 3  # the seed stream of a round's leader drawn by lot
 
@@ -64,16 +97,18 @@ def _no_lead_tile(variant: Variant, lead_tile: object) -> None:
 
 
 def deal(
-    variant: Variant,
-    players: int,
-    seed: int,
-    leader: int | None,
-    lead_tile: object,
-    scores: Sequence[int] | None,
-    options: Mapping[Any, Any],
+    variant: str | Variant,
+    players: int = 4,
+    seed: int = 0,
+    leader: int | None = None,
+    lead_tile: object = None,
+    scores: Sequence[int] | None = None,
+    **options: Any,
 ) -> TrainRound:
-    """``Round.deal`` of a train variant: a random deal from ``seed``.  ``leader=None``
-    draws the leader by lot from ``seed`` (the rule of a game's first round)."""
+    """``Round.deal`` of a train variant (a name or a Variant): a random deal from
+    ``seed``.  ``leader=None`` draws the leader by lot from ``seed`` (the rule of a game's
+    first round)."""
+    variant = lookup(variant)
     _no_lead_tile(variant, lead_tile)
     args = core_arguments(variant, players, options)
     if leader is None:
@@ -84,18 +119,21 @@ def deal(
 
 
 def from_deal(
-    variant: Variant,
+    variant: str | Variant,
     hands: Sequence[Iterable[Any]],
-    stock: Iterable[Any],
-    leader: int | None,
-    lead_tile: object,
-    scores: Sequence[int] | None,
-    moves: Iterable[Any] | None,
-    partial: bool,
-    options: Mapping[Any, Any],
+    stock: Iterable[Any] = (),
+    leader: int | None = None,
+    lead_tile: object = None,
+    scores: Sequence[int] | None = None,
+    moves: Iterable[Any] | None = None,
+    seed: int = 0,
+    partial: bool = False,
+    **options: Any,
 ) -> TrainRound:
-    """``Round.from_deal`` of a train variant: the explicit deal, ``leader`` seat 0 unless
-    given, ``moves`` replayed."""
+    """``Round.from_deal`` of a train variant (a name or a Variant): the explicit deal,
+    ``leader`` seat 0 unless given, ``moves`` replayed.  ``seed`` draws nothing here: a
+    train round's leader is given, never drawn from an explicit deal."""
+    variant = lookup(variant)
     _no_lead_tile(variant, lead_tile)
     args = core_arguments(variant, len(hands), options)
     del args["hand_size"]  # the hands say it
@@ -116,3 +154,33 @@ def from_deal(
         # the core's message names the argument (hands[0][1], stock, moves[3]); the
         # variant and its set make it say which game: "tile 12-0 is not in the double-6 set"
         raise type(exc)(f"{variant.name} (set double-{args['set_max']}): {exc}") from None
+
+
+def is_round_bytes(data: object) -> bool:
+    """Whether ``data`` starts like ``TrainRound.to_msgpack``'s bytes: ``["bones.trainround",
+    version, ...]``."""
+    head = msgpack_head(data)
+    return head is not None and head[0] == SCHEMA
+
+
+def is_observation_bytes(data: object) -> bool:
+    """Whether ``data`` starts like ``TrainObservation.to_msgpack``'s bytes: ``[version,
+    "train_observation", ...]``."""
+    head = msgpack_head(data)
+    return head is not None and type(head[0]) is int and head[1] == TRAIN_KIND
+
+
+def playouts(
+    variant: Variant, players: int, rounds: int, seed: int, options: Mapping[Any, Any]
+) -> dict[str, Any]:
+    """``rounds`` random playouts in the wide-set core, the GIL released: ``{"rounds",
+    "moves", "blocked", "seconds"}`` (``moves``: placements)."""
+    args = core_arguments(variant, players, options)
+    del args["variant"]
+    res = random_playouts(n_rounds=rounds, players=players, seed=seed, **args)
+    return {
+        "rounds": res["rounds"],
+        "moves": res["plies"],
+        "blocked": res["blocked"],
+        "seconds": res["seconds"],
+    }

@@ -52,6 +52,9 @@ cdef class TrainSeatView:
     cdef object _open_ends       # (target, number) pairs, made on first use
     cdef object _placements      # tuple of (seat, tile, target), made on first use
     cdef object _log             # tuple of TrainEvent, made on first use
+    cdef object _variant         # the round's variant name (None: the layout's built-in one)
+    cdef object _options         # the round's option overrides (dict, copied when read)
+    cdef object _scores          # tuple of int: per seat, the scores as the round gave them
 
 
 cdef class TrainRound:

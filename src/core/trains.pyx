@@ -136,6 +136,35 @@ cdef tuple _placements_of(bytearray pub, Py_ssize_t n, int layout):
     return tuple([_place_of(&e[i], layout)[1] for i in range(n) if e[i].kind == EV_PLACE])
 
 
+cdef object _layout_of(bytearray pub, Py_ssize_t n, int layout):
+    """The placements among the first n events of ``pub`` as a TrainLayout of moves."""
+    cdef const TEvent* e = _pub_events(pub)
+    cdef Py_ssize_t i
+    cdef int cf = TR_CF_BIT if layout else 0
+    return TrainLayout([_move_of(e[i].tile | e[i].target << 7 | cf)
+                        for i in range(n) if e[i].kind == EV_PLACE], LAYOUTS[layout])
+
+
+class TrainLayout(tuple):
+    """The tiles on a train game's table: a tuple of the placements (``TrainMove``) in
+    play order, as every family's ``layout`` is a sequence of its placed moves
+    (docs/api.md), and ``name``, the table's kind: ``"trains"`` (Mexican Train) or
+    ``"chicken_foot"``.  The trains themselves are the round's ``trains``."""
+
+    def __new__(cls, moves=(), name="trains"):
+        if name not in LAYOUTS:
+            raise ValueError(f"a train layout is one of {LAYOUTS}, not {short_repr(repr(name))}")
+        self = tuple.__new__(cls, moves)
+        self.name = name
+        return self
+
+    def __repr__(self):
+        return f"TrainLayout({list(self)!r}, {self.name!r})"
+
+    def __reduce__(self):
+        return (TrainLayout, (tuple(self), self.name))
+
+
 # --- moves -----------------------------------------------------------------------------
 
 cdef tuple _place_entries(int seat, int code):
@@ -486,6 +515,66 @@ cdef class TrainRound:
         return dict(self._options)
 
     @property
+    def rules(self):
+        """The round's rules: its variant (``variant``), the options as given
+        (``overrides``) and resolved (``options``); a ``bones.core.train_games.TrainRules``,
+        as a line round's ``rules`` is its compiled rules."""
+        from bones.core.train_games import rules_of
+
+        self._check()
+        return rules_of(self.variant, self.st.players, self._options)
+
+    @property
+    def layout(self):
+        """The tiles placed, in play order: a ``TrainLayout`` (a tuple of ``TrainMove``
+        with the table's ``name``), as every family's ``layout``."""
+        self._check()
+        return TrainLayout(self.moves, LAYOUTS[self.st.layout])
+
+    @property
+    def action_space(self):
+        """The variant's fixed action space (``bones.train_actions.TrainActionSpace``;
+        docs/envs.md)."""
+        from bones.train_actions import TrainActionSpace
+
+        self._check()
+        return TrainActionSpace(self.variant, self.st.players, **self._options)
+
+    @property
+    def legal_actions(self):
+        """The legal moves of the seat to move as action indices, ascending."""
+        return self.action_space.legal_actions(self)
+
+    def action_mask(self, out=None):
+        """The legal actions as a mask of ``action_space.size`` bytes (1: legal), written
+        into ``out`` (a writable buffer) or a new bytearray."""
+        space = self.action_space
+        if out is None:
+            out = bytearray(space.size)
+        space.action_mask(self, out)
+        return out
+
+    @property
+    def tensor_spec(self):
+        """The layout of ``observation_tensor`` (``TrainTensorSpec``; docs/envs.md)."""
+        from bones.core.traintensor import TrainTensorSpec
+
+        self._check()
+        return TrainTensorSpec(self.variant, self.st.players, **self._options)
+
+    def observation_tensor(self, seat, out=None):
+        """What ``seat`` may know as ``tensor_spec.size`` float32 values, written into
+        ``out`` (a writable float32 buffer) or a new array.array("f")."""
+        return self.tensor_spec.write(self, seat, out)
+
+    def returns(self):
+        """Per seat, its gain this round less the other seats' mean gain (zero-sum; a
+        penalty is a loss): the final returns once the round is over."""
+        from bones.core.traintensor import returns
+
+        return returns(self)
+
+    @property
     def sides(self):
         """Every seat plays for itself: ``((0,), (1,), ...)``."""
         self._check()
@@ -586,11 +675,11 @@ cdef class TrainRound:
         return _legal_of(self.st)
 
     def play(self, move):
-        """Make ``move`` (a TrainMove, its text, or an index into ``legal_moves``) for the
-        seat to move; the automatic draws and passes after it are applied before this
-        returns.  Anything that is not a legal move raises IllegalMove and changes
-        nothing."""
-        cdef int code, i
+        """Make ``move`` (a TrainMove, its text, or an action index of ``action_space``, as
+        every family's ``play`` takes) for the seat to move; the automatic draws and passes
+        after it are applied before this returns.  Anything that is not a legal move
+        raises IllegalMove and changes nothing."""
+        cdef int code
         self._check()
         if self.st.status != TR_PLAYING:
             raise IllegalMove(f"{move!r:.40}: the round is over")
@@ -602,18 +691,13 @@ cdef class TrainRound:
             except ValueError as exc:
                 raise IllegalMove(f"{exc}{self._legal_text()}") from None
         elif PyIndex_Check(move) and not isinstance(move, bool):
-            i = -1
             try:
-                i = move
-            except OverflowError:
-                pass
-            if not 0 <= i < self.st.n_moves:
-                raise IllegalMove(f"move index {move!r:.40} is out of range: "
-                                  f"{self.st.n_moves} legal moves{self._legal_text()}")
-            code = self.st.moves[i]
+                code = (<TrainMove?>self.action_space.move(int(move))).code
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise IllegalMove(f"action {move!r:.40}: {exc}{self._legal_text()}") from None
         else:
-            raise IllegalMove(f"a move is a TrainMove, its text or an index into "
-                              f"legal_moves, not {type(move).__name__}")
+            raise IllegalMove(f"a move is a TrainMove, its text or an action index, not "
+                              f"{type(move).__name__}")
         if not self._play_legal(code):
             raise IllegalMove(f"{_move_of(code)} is not legal for seat {self.st.to_move}"
                               f"{self._legal_text()}")
@@ -734,6 +818,12 @@ cdef class TrainRound:
         """The boneyard as dealt, top first (the engine's view)."""
         self._check()
         return tuple([wide_tile(self.st.stock[i]) for i in range(self.st.stock_len)])
+
+    @property
+    def dealt_scores(self):
+        """Per seat, the game's scores the round was dealt with."""
+        self._check()
+        return self._scores
 
     @property
     def hand_sizes(self):
@@ -913,6 +1003,9 @@ cdef class TrainRound:
         if len(self._pub) < self.st.n_events * _EV:
             self._sync()
         _snap(self.st, s, &o.v)
+        o._variant = self._variant
+        o._options = self._options
+        o._scores = self._scores
         o._pub = self._pub
         o._own = <bytearray>self._own[s]
         o.v.n_own = len(o._own) // _OWN
@@ -924,6 +1017,7 @@ cdef class TrainRound:
         else:
             o._result = self.result
             o._legal = ()
+            o._scores = self.scores  # with the round's penalties, as the round's own
 
     # --- serialisation -------------------------------------------------------------------
 
@@ -1268,11 +1362,15 @@ cdef class TrainSeatView:
 
     def _give(self, seat, layout, set_max, engine, players, leader, to_move, hand,
               hand_sizes, stock_size, trains, pending, open_ends, placements, log,
-              legal_moves, zero_double, first_turn_own_train, engine_toes, result):
+              legal_moves, zero_double, first_turn_own_train, engine_toes, result,
+              variant=None, options=None, scores=None):
         """Set every field as given (a decoded message; the decoder checked them)."""
         if self.given or self._pub is not None:
             raise TypeError("a TrainObservation's fields are set once")
         self.given = True
+        self._variant = variant
+        self._options = {} if options is None else dict(options)
+        self._scores = (0,) * players if scores is None else tuple(scores)
         self.v.seat = seat
         self.v.layout = LAYOUTS.index(layout)
         self.v.set_max = set_max
@@ -1300,9 +1398,61 @@ cdef class TrainSeatView:
         return self.v.seat
 
     @property
-    def layout(self):
-        """``"trains"`` (Mexican Train) or ``"chicken_foot"``."""
+    def variant(self):
+        """The name of the variant the round was dealt for."""
+        if self._variant is not None:
+            return self._variant
+        return "mexican-train" if self.v.layout == LAYOUT_TRAINS else "chicken-foot"
+
+    @property
+    def options(self):
+        """The variant's options the round was dealt with, as given (a copy)."""
+        return {} if self._options is None else dict(self._options)
+
+    @property
+    def scores(self):
+        """Per seat, the game scores before the round (with the round's penalties once it
+        is over), as the round's ``scores``."""
+        return (0,) * self.v.players if self._scores is None else self._scores
+
+    @property
+    def side(self):
+        """The seat's side: itself (every seat plays for itself in the train games)."""
+        return self.v.seat
+
+    @property
+    def is_over(self):
+        """Whether the round has ended."""
+        return self._result is not None
+
+    @property
+    def layout_name(self):
+        """``"trains"`` (Mexican Train) or ``"chicken_foot"``: the table's kind."""
         return LAYOUTS[self.v.layout]
+
+    @property
+    def layout(self):
+        """The tiles placed, in play order: a ``TrainLayout`` (a tuple of ``TrainMove``
+        with the table's ``name``), as every family's ``layout``."""
+        if self._pub is None:  # a given view: from its placements
+            return TrainLayout([TrainMove.parse(f"{tile}@{target}")
+                                for _, tile, target in self.placements], LAYOUTS[self.v.layout])
+        return _layout_of(self._pub, self.v.n_events, self.v.layout)
+
+    @property
+    def events(self):
+        """The public events, as the round's ``events`` gives them (``Event("play", seat,
+        move)``, ``Event("draw", seat, count=1)``, ``Event("pass", seat)``): what every
+        seat saw, its own draws' tiles left out as everyone else's are."""
+        out = []
+        for kind, seat, tile, target in self.log:
+            if kind == "place":
+                out.append(Event("play", seat, TrainMove.parse(f"{tile}@{target}")))
+            elif kind == "draw":
+                out.append(Event("draw", seat, None, 1))
+            else:
+                out.append(Event("pass", seat))
+        return tuple(out)
 
     @property
     def set_max(self):

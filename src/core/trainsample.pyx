@@ -498,11 +498,11 @@ cdef int _build(TrainSampler self, object obs, int max_states, bint model) excep
     if not 2 <= players <= 8 or set_max not in (6, 9, 12) or not 0 <= engine <= set_max \
             or not 0 <= seat < players or len(obs.hand_sizes) != players:
         raise ValueError("observation: players, set, engine, seat or hand_sizes out of range")
-    if obs.layout not in ("trains", "chicken_foot"):
-        raise ValueError(f"observation: unknown layout {obs.layout!r}")
+    if obs.layout_name not in ("trains", "chicken_foot"):
+        raise ValueError(f"observation: unknown layout {obs.layout_name!r}")
     e_tile = WIDE_DOUBLE[engine]
     memset(s, 0, sizeof(TrainState))
-    s.layout = LAYOUT_TRAINS if obs.layout == "trains" else LAYOUT_CHICKEN
+    s.layout = LAYOUT_TRAINS if obs.layout_name == "trains" else LAYOUT_CHICKEN
     s.set_max = set_max
     s.engine = engine
     s.players = players

@@ -32,10 +32,9 @@ from ..core.moves import Move
 from ..core.round import Round
 from ..core.tensor import TensorSpec
 from ..core.tiles import TILES
+from ..errors import OptionError
+from ..registry import family_of, variants
 from ..registry import variant as lookup_variant
-from ..registry import variants
-from ..variant import TRAIN_BASES
-from ._families import double_six_only
 
 _MAX_UTILITY = {"straight": 2000.0}  # the count scores during the round
 _DEFAULT_MAX_UTILITY = 400.0  # an award of at most the 168 pips of the set, twice
@@ -65,7 +64,14 @@ _SETUPS: dict[tuple[str, int, tuple[tuple[str, Any], ...]], _Setup] = {}
 def _setup(variant: str, players: int, options: dict[str, Any]) -> _Setup:
     key = (variant, players, tuple(sorted(options.items())))
     if key not in _SETUPS:
-        double_six_only(variant, "bones.envs.openspiel")
+        family = family_of(variant)
+        if not family.has("openspiel"):
+            name = lookup_variant(variant).name
+            raise OptionError(
+                f"{name}: bones.envs.openspiel plays the families with an OpenSpiel "
+                f"adapter, not the {family.name} family ({family.description}); "
+                "VectorEnv and bones.envs.pettingzoo play every family (docs/envs.md)"
+            )
         sample = Round.deal(variant, players, **options)
         hand_size = len(sample.hand(0))
         _SETUPS[key] = _Setup(
@@ -309,7 +315,7 @@ def _register() -> None:
         spec = lookup_variant(name)
         if spec.move_scorer is not None or f"bones_{name}" in registered:
             continue
-        if spec.base in TRAIN_BASES:  # not yet: _setup says so to a BonesGame made anyway
+        if not family_of(spec).has("openspiel"):  # _setup says so to a BonesGame made anyway
             continue
         game = type(f"Bones_{name}_Game", (BonesGame,), {"variant": name})
         pyspiel.register_game(_game_type(name), game)

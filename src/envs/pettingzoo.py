@@ -27,16 +27,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core.actions import ActionSpace
-from ..core.round import Round
-from ..core.tensor import TensorSpec
-from ..core.trains import TrainRound
-from ..core.traintensor import TrainTensorSpec
-from ..core.traintensor import action_mask as train_action_mask
-from ..core.traintensor import returns as train_returns
+from ..api import Round
 from ..errors import IllegalMove
-from ..train_actions import TrainActionSpace
-from ._families import train_variant
+from ..registry import family_of
+from ..registry import variant as lookup
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -60,20 +54,14 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
         super().__init__()
         if render_mode is not None and render_mode not in self.RENDER_MODES:
             raise ValueError(f"render_mode must be one of {', '.join(self.RENDER_MODES)}")
-        self.variant = variant
+        spec = lookup(variant)  # OptionError naming an unknown variant
+        family = family_of(spec)
+        self.variant = spec.name
         self.players = players
         self.options = options
         self.render_mode = render_mode
-        self.space: ActionSpace | TrainActionSpace
-        self.spec_: TensorSpec | TrainTensorSpec
-        train = train_variant(variant)
-        if train is not None:
-            self.variant = train.name
-            self.space = TrainActionSpace(train, players, **options)
-            self.spec_ = TrainTensorSpec(train, players, **options)
-        else:
-            self.space = ActionSpace(variant, players, **options)
-            self.spec_ = TensorSpec(variant, players, **options)
+        self.space: Any = family.part("action_space")(spec.name, players, **options)
+        self.spec_: Any = family.part("tensor_spec")(spec.name, players, **options)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.action_spaces = {a: spaces.Discrete(self.space.size) for a in self.possible_agents}
         self.observation_spaces = {
@@ -88,7 +76,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
             for a in self.possible_agents
         }
         self._rng = random.Random()
-        self.round: Round | TrainRound | None = None
+        self.round: Round | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -116,36 +104,25 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming)
         seat = self.possible_agents.index(agent)
         tensor = np.empty(self.spec_.size, np.float32)
         mask = np.zeros(self.space.size, np.int8)
-        if isinstance(self.round, TrainRound):
-            assert isinstance(self.spec_, TrainTensorSpec)
-            self.spec_.write(self.round, seat, tensor)
-            if self.round.to_move == seat:
-                train_action_mask(self.round, mask)
-        else:
-            self.round.observation_tensor(seat, tensor)
-            if self.round.to_move == seat:
-                self.round.action_mask(mask)
+        self.round.observation_tensor(seat, tensor)
+        if self.round.to_move == seat:
+            self.round.action_mask(mask)
         return {"observation": tensor, "action_mask": mask}
 
     def _round_returns(self) -> tuple[float, ...]:
-        if isinstance(self.round, TrainRound):
-            return train_returns(self.round)
         assert self.round is not None
         return self.round.returns()
 
     def _play(self, action: Any) -> None:
         """Play ``action`` for the seat to move: IllegalMove, the round unchanged, for
         anything that is not one of its legal actions."""
-        if not isinstance(self.round, TrainRound):
-            assert self.round is not None
-            self.round.play(action)
-            return
+        assert self.round is not None
         size = self.space.size
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise IllegalMove(f"an action is an int from 0 to {size - 1}, not {action!r:.40}")
         if not 0 <= action < size:
             raise IllegalMove(f"no action {action}: {self.variant} has actions 0..{size - 1}")
-        self.round.play(self.space.move(int(action)))  # type: ignore[arg-type]
+        self.round.play(int(action))
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

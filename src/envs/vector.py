@@ -1,5 +1,6 @@
-"""``VectorEnv``: n rounds of one variant stepped together in the core (the double-six
-core's ``VectorCore``, or the train games' ``TrainVectorCore``)."""
+"""``VectorEnv``: n rounds of one variant stepped together in the core of its family
+(the family's ``vector`` part: :func:`line_vector`, :func:`train_vector` for the built-in
+families)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.actions import ActionSpace
-from ..core.round import Round
-from ..core.rules import compile_rules
-from ..core.tensor import TensorSpec
-from ..core.tiles import TILES, tiles_of_mask
-from ..core.train_games import core_arguments
-from ..core.train_games import from_deal as train_from_deal
-from ..core.trains import TrainRound
-from ..core.traintensor import TrainTensorSpec
-from ..core.trainvector import _NEW as _TRAIN_NEW
-from ..core.trainvector import TrainVectorCore
-from ..core.vector import _NEW, VectorCore
-from ..train_actions import TrainActionSpace
-from ._families import train_variant
+from ..api import Round
+from ..registry import family_of
+from ..registry import variant as lookup
+from ..variant import Variant
 
 
 class Step(NamedTuple):
@@ -36,9 +27,10 @@ class Step(NamedTuple):
 class VectorEnv:
     """``n`` rounds of ``variant`` with ``players`` seats, stepped together in C.
 
-    A double-six variant's actions and tensors are ``ActionSpace`` and ``TensorSpec``'s; a
-    train variant's (Mexican Train, Chicken Foot) ``TrainActionSpace`` and
-    ``TrainTensorSpec``'s (docs/envs.md).
+    The actions, tensors and the core that steps them are the variant's family's
+    (its ``vector`` part: the line games' ``ActionSpace``, ``TensorSpec`` and
+    ``VectorCore``, the train games' ``TrainActionSpace``, ``TrainTensorSpec`` and
+    ``TrainVectorCore``; docs/envs.md).
 
     ``reset()`` deals every round; ``step(actions)`` plays ``actions[i]`` (an index of
     ``action_space``) for the seat to move in round ``i``.  A round that ends is dealt
@@ -58,23 +50,14 @@ class VectorEnv:
         self.variant: str = variant
         self.players = players
         self.num_envs = n
-        self.action_space: ActionSpace | TrainActionSpace
-        self.tensor_spec: TensorSpec | TrainTensorSpec
-        self._core: VectorCore | TrainVectorCore
-        train = self._train = train_variant(variant)
-        if train is not None:
-            args = core_arguments(train, players, options)  # OptionError naming the option
-            self.variant = train.name
-            self.options = dict(options)
-            self.action_space = TrainActionSpace(train, players, **options)
-            self.tensor_spec = TrainTensorSpec(train, players, **options)
-            self._core = TrainVectorCore(_TRAIN_NEW, args, players, n, seed)
-        else:
-            rules = compile_rules(variant, players, options)  # OptionError: a bad variant
-            self.options = dict(rules.overrides)
-            self.action_space = ActionSpace(variant, players, **options)
-            self.tensor_spec = TensorSpec(variant, players, **options)
-            self._core = VectorCore(_NEW, variant, players, n, seed, dict(options))
+        spec = lookup(variant)  # OptionError naming an unknown variant
+        parts = family_of(spec).part("vector")(spec, players, n, seed, dict(options))
+        self.variant = spec.name
+        self.options: dict[str, Any] = parts.options
+        self.action_space: Any = parts.action_space
+        self.tensor_spec: Any = parts.tensor_spec
+        self._core: Any = parts.core
+        self._round_of = parts.round_of
         size = self.tensor_spec.size
         self._obs = np.zeros((n, size), np.float32)
         self._mask = np.zeros((n, self.action_space.size), np.uint8)
@@ -122,25 +105,84 @@ class VectorEnv:
         self._core.random_actions(self._random)
         return self._random.copy()
 
-    def round(self, i: int) -> Round | TrainRound:
-        """A copy of round ``i`` as it stands (a ``Round``, or a ``TrainRound`` for a train
-        variant: its deal and moves)."""
-        if isinstance(self._core, TrainVectorCore):
-            assert self._train is not None
-            deal, pile, first, placed = self._core.record(i)
-            return train_from_deal(
-                self._train, deal, pile, first, None, None, placed, False, self.options
-            )
-        hands, stock, leader, lead_tile, moves = self._core.record(i)
+    def round(self, i: int) -> Round:
+        """A copy of round ``i`` as it stands: its deal and moves."""
+        return self._round_of(i)
+
+    def __repr__(self) -> str:
+        return f"<VectorEnv {self.variant} players={self.players} n={self.num_envs}>"
+
+
+class VectorParts(NamedTuple):
+    """What a family's ``vector`` part gives VectorEnv: the ``core`` that steps the rounds
+    (``seed``, ``reset``, ``step``, ``random_actions``), the variant's ``action_space``
+    and ``tensor_spec``, the option overrides as the rounds use them (``options``), and
+    ``round_of(i)``, a copy of round ``i`` as it stands."""
+
+    core: Any
+    action_space: Any
+    tensor_spec: Any
+    options: dict[str, Any]
+    round_of: Any
+
+
+def line_vector(
+    spec: Variant, players: int, n: int, seed: int, options: dict[str, Any]
+) -> VectorParts:
+    """The line family's ``vector`` part: ``VectorCore`` with ``ActionSpace`` and
+    ``TensorSpec``."""
+    from ..core.actions import ActionSpace
+    from ..core.rules import compile_rules
+    from ..core.tensor import TensorSpec
+    from ..core.tiles import TILES, tiles_of_mask
+    from ..core.vector import _NEW, VectorCore
+
+    rules = compile_rules(spec.name, players, options)  # OptionError: a bad option
+    overrides = dict(rules.overrides)
+    core = VectorCore(_NEW, spec.name, players, n, seed, dict(options))
+
+    def round_of(i: int) -> Round:
+        hands, stock, leader, lead_tile, moves = core.record(i)
         return Round.from_deal(
-            self.variant,
+            spec,
             hands=[tiles_of_mask(h) for h in hands],
             stock=[TILES[t] for t in stock],
             leader=leader,
             lead_tile=None if lead_tile < 0 else TILES[lead_tile],
             moves=moves,
-            **self.options,
+            **overrides,
         )
 
-    def __repr__(self) -> str:
-        return f"<VectorEnv {self.variant} players={self.players} n={self.num_envs}>"
+    return VectorParts(
+        core,
+        ActionSpace(spec.name, players, **options),
+        TensorSpec(spec.name, players, **options),
+        overrides,
+        round_of,
+    )
+
+
+def train_vector(
+    spec: Variant, players: int, n: int, seed: int, options: dict[str, Any]
+) -> VectorParts:
+    """The train family's ``vector`` part: ``TrainVectorCore`` with ``TrainActionSpace``
+    and ``TrainTensorSpec``."""
+    from ..core.train_games import core_arguments
+    from ..core.traintensor import TrainTensorSpec
+    from ..core.trainvector import _NEW, TrainVectorCore
+    from ..train_actions import TrainActionSpace
+
+    args = core_arguments(spec, players, options)  # OptionError naming the option
+    core = TrainVectorCore(_NEW, args, players, n, seed)
+
+    def round_of(i: int) -> Round:
+        deal, pile, first, placed = core.record(i)
+        return Round.from_deal(spec, deal, pile, first, moves=placed, **options)
+
+    return VectorParts(
+        core,
+        TrainActionSpace(spec, players, **options),
+        TrainTensorSpec(spec, players, **options),
+        dict(options),
+        round_of,
+    )

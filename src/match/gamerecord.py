@@ -55,6 +55,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..registry import family_of
 from .journal import JournalError, _sides_of, ranks_of, round_entry
 
 __all__ = ["RecordError", "is_text_record", "read_text_record", "render", "write_text_record"]
@@ -81,17 +82,6 @@ def _dash(values: Sequence[int]) -> str:
 
 def _seat_names(meta: Mapping[str, Any], seats: Sequence[int]) -> str:
     return ", ".join(f"{meta['seats'][x]} (seat {x})" for x in seats)
-
-
-def _event_text(rnd: Any, event: Any) -> str:
-    if event.kind == "play":
-        if not hasattr(rnd, "count"):  # a train game has no count
-            return str(event.move)
-        points = f", +{event.points}" if event.points else ""
-        return f"{event.move}  (count {event.count}{points})"
-    if event.kind == "draw":
-        return f"draws {event.count}"
-    return "passes"
 
 
 def _result(meta: Mapping[str, Any], game: Any, sides: Sequence[Sequence[int]]) -> str:
@@ -140,6 +130,7 @@ def render(meta: Mapping[str, Any], game: Any, rounds: Sequence[tuple[Any, Any]]
     lines.append(_tag("Result", _result(meta, game, sides)))
     if game is not None and forfeit is None:
         lines.append(_tag("Scores", _dash(game.scores)))
+    face = family_of(meta["variant"]).part("terminal")  # how its events are written
     for number, (dealt, played) in enumerate(rounds, 1):
         lines.append("")
         leader = dealt.leader
@@ -155,9 +146,9 @@ def render(meta: Mapping[str, Any], game: Any, rounds: Sequence[tuple[Any, Any]]
         for event in played.events:
             if event.kind == "play":
                 ply += 1
-                lines.append(f"{ply}. seat {event.seat}: {_event_text(played, event)}")
+                lines.append(f"{ply}. seat {event.seat}: {face.event_text(event)}")
             else:
-                lines.append(f"   seat {event.seat} {_event_text(played, event)}")
+                lines.append(f"   seat {event.seat} {face.event_text(event)}")
         r = played.result
         if r is None:
             culprit = forfeit["seat"] if forfeit is not None else "?"
@@ -210,7 +201,7 @@ def write_text_record(record: Mapping[str, Any]) -> str:
     the engine, as ``bones show`` checks it)."""
     import io
 
-    from ..core.round import Round
+    from ..api import Round
     from .journal import show
 
     meta = _meta(record)

@@ -31,7 +31,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO, TypeGuard
 
-from ..core.trains import TrainMove, TrainRound
 from ..errors import BonesError, OptionError
 
 __all__ = [
@@ -203,11 +202,14 @@ def round_entry(rnd: Any) -> dict[str, Any]:
 
 
 def round_json(rnd: Any) -> str:
-    """:func:`round_entry` of ``rnd`` as :func:`encode_record` writes it: a train round
-    writes its text itself in one pass (``TrainRound.journal_entry``), without the dict
-    and the encoder (a worker writes one per round); any other round through both."""
-    if type(rnd) is TrainRound:
-        return rnd.journal_entry()
+    """:func:`round_entry` of ``rnd`` as :func:`encode_record` writes it: a round that
+    writes its text itself in one pass (its ``journal_entry()``: the train games'),
+    without the dict and the encoder (a worker writes one per round); any other round
+    through both."""
+    own = getattr(rnd, "journal_entry", None)
+    if own is not None:
+        text: str = own()
+        return text
     return encode_record(round_entry(rnd))
 
 
@@ -280,7 +282,7 @@ def make_record(
 
 
 def _sides_of(task: Mapping[str, Any]) -> list[list[int]]:
-    from ..core.round import Round
+    from ..api import Round
 
     players = int(task["players"])
     try:
@@ -995,17 +997,6 @@ def _fail(record: Mapping[str, Any], what: str) -> ReplayError:
     return ReplayError(f"game {record.get('id', '?')} does not replay: {what}")
 
 
-def _event_text(event: Any) -> str:
-    if event.kind == "play" and isinstance(event.move, TrainMove):  # no count in train games
-        return str(event.move)
-    if event.kind == "play":
-        points = f", +{event.points}" if event.points else ""
-        return f"{event.move}  (count {event.count}{points})"
-    if event.kind == "draw":
-        return f"draws {event.count}"
-    return "passes"
-
-
 def show(record: Mapping[str, Any], out: TextIO) -> None:
     """Replay ``record`` with the engine and print it move by move: each move with its
     seat and the events it caused, ``str(round)`` at the end of each round, the scores.
@@ -1014,8 +1005,9 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
     moves must be legal and lead to the recorded round and result, else
     :class:`JournalError` ("does not replay").
     """
-    from ..core.round import Round
+    from ..api import Round
     from ..game import new_game
+    from ..registry import family_of
 
     try:
         variant = record["variant"]
@@ -1031,6 +1023,7 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
     except (OptionError, TypeError, ValueError) as exc:
         raise _fail(record, f"cannot start the game: {exc}") from None
     sides = [list(s) for s in game.sides]
+    face = family_of(variant).part("terminal")  # how its events and table are written
 
     def who(seat: int) -> str:
         return f"seat {seat} ({seats[seat]})"
@@ -1085,7 +1078,7 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
         seen = 0
         events = rnd.events
         for event in events:
-            print(f"      {who(event.seat)} {_event_text(event)}", file=out)
+            print(f"      {who(event.seat)} {face.event_text(event)}", file=out)
         seen = len(events)
         for number, move in enumerate(moves, 1):
             if rnd.to_move is None:
@@ -1099,15 +1092,11 @@ def show(record: Mapping[str, Any], out: TextIO) -> None:
             new = events[seen:]
             seen = len(events)
             head = f"  {number:3}. {who(seat)} "
-            print(head + (_event_text(new[0]) if new else str(move)), file=out)
+            print(head + (face.event_text(new[0]) if new else str(move)), file=out)
             for event in new[1:]:
-                print(f"       {who(event.seat)} {_event_text(event)}", file=out)
+                print(f"       {who(event.seat)} {face.event_text(event)}", file=out)
         print(file=out)
-        board = str(rnd)
-        if isinstance(rnd, TrainRound):  # the trains (or the tree) drawn: render/trains_text.py
-            from ..render.trains_text import train_round_text
-
-            board = train_round_text(rnd, [who(s) for s in range(players)])
+        board = face.round_text(rnd, [who(s) for s in range(players)])
         for line in board.splitlines():
             print(f"  {line}", file=out)
         result = entry.get("result")

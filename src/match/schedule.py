@@ -770,7 +770,7 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
                 f"bot {bspec.name!r} does not play {spec.name} (rule family {spec.base}); "
                 f"it plays {bspec.plays}"
             )
-    from ..core.round import Round
+    from ..api import Round
 
     sides = tuple(
         tuple(s)

@@ -14,12 +14,33 @@ import pluggy
 
 if TYPE_CHECKING:
     from ..bot import BotSpec
+    from ..family import Family
     from ..variant import Variant
 
 __all__ = ["hookimpl", "hookspec"]
 
 hookspec = pluggy.HookspecMarker("bones")
 hookimpl = pluggy.HookimplMarker("bones")
+
+
+@hookspec
+def register_families(register: Callable[[Family], None]) -> None:
+    """Register game families.
+
+    Call ``register(family)`` once per :class:`bones.family.Family` the plugin provides: a
+    name, the rule bases it runs and its parts (its round, observation and move classes,
+    how to deal a round, and optionally its search kernels, action space, tensors and
+    pictures) as ``"module:attribute"`` strings, imported on first use.  A name or a base
+    that another family has already, or anything that is not a ``Family``, gets the plugin
+    reported and skipped as a whole.  Families are collected before variants, so a plugin
+    can register a family and the variants it runs in the same module
+    (docs/plugins.md, "Game families")::
+
+        @hookimpl
+        def register_families(register):
+            register(Family("tiny", "a toy line game", ("tiny",), {
+                "round": "tiny.engine:TinyRound", ...}))
+    """
 
 
 @hookspec

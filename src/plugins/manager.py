@@ -43,6 +43,7 @@ AUTOLOAD_ENV = "BONES_DISABLE_PLUGIN_AUTOLOAD"
 
 #: Plugin modules that ship with bones, registered before any third-party plugin.
 BUILTIN_PLUGINS = (
+    "bones.plugins.builtin_families",
     "bones.plugins.builtin_variants",
     "bones.plugins.train_variants",
     "bones.plugins.builtin_bots",

@@ -30,7 +30,6 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 import msgpack
 
 from ..botbase import Bot, BotError
-from ..core.observation import TrainObservation
 from .frames import MAX_FRAME, FrameReader, ProtocolError, decode_body
 
 if TYPE_CHECKING:
@@ -381,7 +380,7 @@ class ExternalBot(Bot):
         self._stderr: _Stderr | None = None
         self._out = bytearray()
         self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
-        self._encoder = ObservationEncoder(self._packer)
+        self._encoder: ObservationEncoder | PlainEncoder = PlainEncoder()  # start_game's
         self._request = 0
         self._window: float = 0.0  # the seconds of the current deadline, for messages
         #: The CPU seconds the next move may use (:meth:`cpu_time`; ``bones match --tc
@@ -809,14 +808,16 @@ class ExternalBot(Bot):
                 )
 
     def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
-        from ..core.rules import OtherCore, compile_rules
+        from ..api import Round
+        from ..registry import family_of
 
         self.seat = seat
-        try:
-            sides = compile_rules(variant, players, options).sides
-        except OtherCore:  # a train game: every seat is a side of its own
-            sides = tuple((s,) for s in range(players))
+        sides = Round.deal(variant, players, 0, **options).sides
         side = next(i for i, s in enumerate(sides) if seat in s)
+        family = family_of(variant)
+        self._encoder = (
+            family.part("encoder")(self._packer) if family.has("encoder") else PlainEncoder()
+        )
         self._send(
             {
                 "type": "game_start",
@@ -965,6 +966,17 @@ def encode_observation(
 _ARRAY19 = b"\xdc\x00\x13"  # the array header of the 19 fields of an observation
 
 
+class PlainEncoder:
+    """The observations of a family with no encoder of its own (``Family`` part
+    ``encoder``): each its ``to_msgpack()``."""
+
+    __slots__ = ()
+
+    def encode(self, observation: Any) -> tuple[bytes, list[str]]:
+        """``(observation.to_msgpack(), the texts of its legal moves)``."""
+        return observation.to_msgpack(), [str(m) for m in observation.legal_moves]
+
+
 class ObservationEncoder:
     """The observations of one seat as msgpack: each the bytes of
     ``Observation.to_msgpack()``, in a time that does not grow with the round.
@@ -996,13 +1008,10 @@ class ObservationEncoder:
         self._events: tuple[Any, ...] = ()
         self._events_bytes = b""
 
-    def encode(self, observation: Observation | TrainObservation) -> tuple[bytes, list[str]]:
-        """``(observation.to_msgpack(), the texts of its legal moves)``; a train game's
-        observation (:class:`bones.observation.TrainObservation`) is its own
-        ``to_msgpack()``, kind ``"train_observation"``."""
+    def encode(self, observation: Observation) -> tuple[bytes, list[str]]:
+        """``(observation.to_msgpack(), the texts of its legal moves)`` of a line game's
+        observation (the line family's ``encoder`` part)."""
         o = observation
-        if isinstance(o, TrainObservation):
-            return o.to_msgpack(), [str(m) for m in o.legal_moves]
         pack = self._packer.pack
         move, tile = _MOVE_TEXT.get, _TILE_TEXT.get
         # pack(list)[1:] is the concatenated items of a list of at most 15 (its header is

@@ -19,29 +19,26 @@ from typing import Any, BinaryIO
 
 import msgpack
 
+from ..api import family_of_bytes
 from ..bot import Bot, check_spec, make_bot
 from ..core.moves import Move
-from ..core.observation import TrainObservation
 from ..core.tiles import Tile
-from ..core.trains import TrainMove
 from ..errors import OptionError
+from ..family import Family
 from ..observation import SCHEMA_VERSION, Observation
 from ..plugins.manager import register_modules
 from ..records import Event, RoundResult
-from ..trains_records import TRAIN_KIND, TrainResult
+from ..registry import family as lookup_family
+from ..registry import family_of
 from .frames import MAX_FRAME, FrameReader, ProtocolError
 
 __all__ = ["decode_observation", "main", "private_stdout", "serve", "serve_spec"]
 
 PROTOCOL = 1
 
-# the kind of a train observation, a fixstr of 18 bytes after its array header (3 bytes,
-# or 5 from an encoder that does not use the smallest) and its version (1 byte)
-_TRAIN_HEAD = msgpack.packb(TRAIN_KIND)
-
 _MOVES: dict[str, Any] = {}
 _TILES: dict[str, Any] = {}
-_TRAIN_MOVES: dict[str, Any] = {}
+_FAMILY_MOVES: dict[str, dict[str, Any]] = {}  # family -> text -> its move
 _CACHE_LIMIT = 4096
 
 
@@ -93,25 +90,33 @@ def _event(raw: list[Any]) -> Event:
     return tuple.__new__(Event, (kind, seat, move, count, points))
 
 
-def decode_observation(data: bytes, strict: bool = False) -> Any:
-    """The :class:`bones.Observation` in ``data`` (``Observation.to_msgpack()`` bytes), or
-    the :class:`bones.observation.TrainObservation` of a train game (its
-    ``to_msgpack()``, checked by its ``from_msgpack``).
+def decode_observation(data: bytes, strict: bool = False, family: Family | None = None) -> Any:
+    """The :class:`bones.Observation` in ``data`` (an observation's ``to_msgpack()``
+    bytes) of ``family`` (None: the family whose bytes they are).
 
-    The bot's side trusts its runner: by default the bytes are decoded without the
-    checks of :meth:`Observation.from_msgpack` (which resolves the variant's options and
-    rebuilds the layout: about 200 us, against a few us here); ``strict=True`` uses
-    ``from_msgpack``.  Both give equal observations (tests/test_protocol.py checks it).
+    The bot's side trusts its runner: by default the bytes are decoded by the family's
+    ``fast_decode`` where it has one, without the checks of ``from_msgpack`` (the line
+    games' resolves the variant's options and rebuilds the layout: about 200 us, against
+    a few us here); ``strict=True`` uses ``from_msgpack``.  Both give equal observations
+    (tests/test_protocol.py checks it).  Bad bytes raise ProtocolError.
     """
-    if data[4:22] == _TRAIN_HEAD or data[6:24] == _TRAIN_HEAD:
-        # a train game's observation (kind "train_observation"), always checked: it is
-        # small, and its fields have nothing to reuse between moves
+    if family is None:
         try:
-            return TrainObservation.from_msgpack(data)
+            family = lookup_family(family_of_bytes(data, "observation"))
         except ValueError as exc:
             raise ProtocolError(str(exc)) from None
-    if strict:
-        return Observation.from_msgpack(data)
+    if not strict and family.has("fast_decode"):
+        return family.part("fast_decode")(data)
+    try:
+        return family.part("observation").from_msgpack(data)
+    except ValueError as exc:
+        raise ProtocolError(str(exc)) from None
+
+
+def decode_line_observation(data: bytes) -> Observation:
+    """A line game's observation decoded without the checks of
+    :meth:`Observation.from_msgpack` (the ``fast_decode`` part of the line family): the
+    bot's side of the protocol trusts its runner."""
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
         (version, kind, seat, side, variant, options, players, hand, sizes, stock, ends,
@@ -142,15 +147,13 @@ def decode_observation(data: bytes, strict: bool = False) -> Any:
         raise ProtocolError(f"not a bones observation: {exc}") from None
 
 
-def _is_train_variant(name: Any) -> bool:
-    """Whether ``name`` is a registered variant of a train family (False if unknown)."""
-    from ..registry import variant as lookup
-    from ..variant import TRAIN_BASES
-
+def _family_named(variant: Any) -> Family | None:
+    """The family of the registered variant ``variant`` (None if unknown: the
+    observations will say)."""
     try:
-        return lookup(name).base in TRAIN_BASES
-    except Exception:  # noqa: BLE001  (an unknown name: the observations will say)
-        return False
+        return family_of(variant)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _keeps(bot: Any, hook: str) -> bool:
@@ -288,7 +291,7 @@ class _Session:
         self.strict = strict
         self.reader = FrameReader(max_frame, strict_map_key=False)
         self.packer = msgpack.Packer(use_bin_type=True, autoreset=True)
-        self.trains = False  # whether the current game is a train game (TrainMove text)
+        self.family: Family | None = None  # the current game's (its moves' grammar)
         self._set_hooks()
 
     def _set_hooks(self) -> None:
@@ -306,8 +309,9 @@ class _Session:
         data = message.get("observation")
         if not isinstance(data, bytes):
             raise ProtocolError(f"{message.get('type')}: 'observation' must be a bin")
-        observation = decode_observation(data, self.strict)
-        self.trains = type(observation) is TrainObservation
+        observation = decode_observation(data, self.strict, self.family)
+        if self.family is None:  # no game_start: the observation's own family
+            self.family = family_of(observation.variant)
         return observation
 
     def run(self) -> int:
@@ -360,7 +364,7 @@ class _Session:
         self.send({"type": "pong", "id": message.get("id")})
 
     def on_game_start(self, message: dict[str, Any]) -> None:
-        self.trains = _is_train_variant(message.get("variant"))
+        self.family = _family_named(message.get("variant"))
         if self.spec is not None:
             seed = message.get("seed")
             self.bot = make_bot(self.spec, seed=seed if type(seed) is int else None)
@@ -402,7 +406,10 @@ class _Session:
         if type(text) is not str:
             raise ProtocolError(f"a move is a str, not {type(text).__name__}")
         try:
-            return _parsed(_TRAIN_MOVES, TrainMove.parse, text) if self.trains else _move(text)
+            if self.family is None:
+                return _move(text)
+            cache = _FAMILY_MOVES.setdefault(self.family.name, {})
+            return _parsed(cache, self.family.part("move").parse, text)
         except ValueError as exc:
             raise ProtocolError(f"the runner sent a move that is not one: {exc}") from None
 
@@ -429,7 +436,7 @@ class _Session:
         bot = self._bot()
         if self.hooks["end_round"]:
             r = message["result"]
-            result = (TrainResult if self.trains else RoundResult)(
+            result = (RoundResult if self.family is None else self.family.part("result"))(
                 r["reason"],
                 tuple(r["winners"]),
                 tuple(r["points"]),

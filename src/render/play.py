@@ -13,18 +13,21 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import msgpack
 
-from ..core.observation import TrainObservation
-from ..core.trains import TrainRound
 from ..errors import BonesError
 from ..records import unpack_message
 from .replay import explain_events
 from .svg import points_text
 from .terminal import board_text
-from .trains_text import explain_train_log, train_board_text, train_view_lines
+from .trains_text import (
+    explain_train_log,
+    train_board_text,
+    train_round_text,
+    train_view_lines,
+)
 
 __all__ = ["HUMAN", "PlayError", "free_path", "load_game", "play_game", "save_game"]
 
@@ -101,9 +104,12 @@ class _Table:
         from ..match.schedule import bot_seed, new_secret
 
         secret = new_secret()  # the bots' seeds tell them nothing about the deal
+        from ..registry import family_of
+
         self.game = game
         self.seats = list(seats)
         self.out = out
+        self.face: Terminal = family_of(game.variant).part("terminal")
         self.names = [
             f"seat {s} (you)" if spec == HUMAN else f"seat {s} ({spec})"
             for s, spec in enumerate(seats)
@@ -121,40 +127,25 @@ class _Table:
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
-    def tell(
-        self, events: Sequence[Any], stock: int, log: Sequence[Any] = (), public: Any = ()
-    ) -> None:
-        """Explain ``events`` to the player and hand them to the bots.  A train round is
-        explained from ``log`` (its log's new entries), ``public``: the trains' markers
-        before them."""
+    @property
+    def viewer(self) -> int | None:
+        """The seat whose own draws the text shows: the person at the keyboard when
+        there is only one, nobody otherwise."""
+        humans = [s for s, spec in enumerate(self.seats) if spec == HUMAN]
+        return humans[0] if len(humans) == 1 else None
+
+    def tell(self, mark: Mark) -> None:
+        """Explain what happened in the round since ``mark`` to the player and hand the
+        new events to the bots."""
         rnd = self.game.round
-        if isinstance(rnd, TrainRound):
-            lines = explain_train_log(log, self.names, rnd.layout_name, rnd.players, stock, public)
-        else:
-            lines = explain_events(events, self.names, rnd.ends, rnd.closed_ends, stock)
-        for line in lines:
+        for line in self.face.explain(rnd, mark, self.names, self.viewer):
             self.say(f"  {line}")
-        for event in events:
+        for event in rnd.events[mark.events :]:
             for bot in self.bots.values():
                 bot.observe(event)
 
-    def train_log(self, rnd: TrainRound) -> tuple[Any, ...]:
-        """The round's log as the person at the keyboard may see it: their own drawn tiles
-        when they are the only one, nobody's otherwise."""
-        humans = [s for s, spec in enumerate(self.seats) if spec == HUMAN]
-        return rnd.log_of(humans[0]) if len(humans) == 1 else rnd.log
-
     def scores(self) -> str:
-        rnd = self.game.round
-        if isinstance(rnd, TrainRound):  # penalties: the game's totals so far
-            totals = ", ".join(
-                f"{n}: {v}" for n, v in zip(self.names, self.game.scores, strict=True)
-            )
-            return f"penalty totals: {totals} (lowest total wins)"
-        parts = []
-        for side, members in enumerate(rnd.sides):
-            parts.append(f"{' + '.join(self.names[s] for s in members)}: {rnd.scores[side]}")
-        return "scores: " + ", ".join(parts)
+        return self.face.scores(self.game, self.names)
 
 
 def _describe(obs: Any, move: Any) -> str:
@@ -167,26 +158,10 @@ def _ask_human(table: _Table, seat: int, ask: Callable[[str], str]) -> Any:
     obs = table.game.round.observation(seat)
     say = table.say
     say()
-    if isinstance(obs, TrainObservation):
-        lines = train_view_lines(obs, table.names)
-        say(lines[0])
-        say(lines[1])
-        say(table.scores())
-        say(lines[2])
-    else:
-        say(board_text(obs.placements, obs.closed_ends))
-        ends = ", ".join(f"{n}={v}" for n, v in obs.ends if n not in obs.closed_ends) or "none"
-        say(f"open ends: {ends}   count {obs.count}   boneyard {obs.stock_size}")
-        say(table.scores())
-        others = ", ".join(
-            f"{table.names[s]} {_tiles(obs.hand_sizes[s])}" for s in range(obs.players) if s != seat
-        )
-        say(f"hands: {others}")
+    for line in table.face.view(obs, table.names, table.scores()):
+        say(line)
     say(f"your hand ({table.names[seat]}): {' '.join(str(t) for t in obs.hand)}")
-    # a train observation lists its moves as text: the round's are the move objects
-    legal = list(
-        table.game.round.legal_moves if isinstance(obs, TrainObservation) else obs.legal_moves
-    )
+    legal = list(obs.legal_moves)
     say("your moves (Enter plays the only one):" if len(legal) == 1 else "your moves:")
     for i, move in enumerate(legal, 1):
         say(f"  {i}) {_describe(obs, move)}")
@@ -253,41 +228,29 @@ def _play_round(table: _Table, ask: Callable[[str], str]) -> None:
     )
     for seat, bot in table.bots.items():
         bot.start_round(rnd.observation(seat))
-    log = table.train_log(rnd) if isinstance(rnd, TrainRound) else ()
     drawn = sum(e.count for e in rnd.events if e.kind == "draw")
-    table.tell(rnd.events, rnd.stock_size + drawn, log)
+    table.tell(Mark(0, rnd.stock_size + drawn, 0, ()))  # the deal: nothing told yet
     while not rnd.is_over:
         seat = rnd.to_move
         if seat in table.bots:
             obs = rnd.observation(seat)
-            # a train observation lists its moves as text; the bots get the move objects
-            legal = rnd.legal_moves if isinstance(rnd, TrainRound) else obs.legal_moves
+            legal = obs.legal_moves
             move = table.bots[seat].choose(obs, legal)
             if move not in legal:
                 raise BotError(seat, f"choose() returned {move!r}, which is not legal")
         else:
             move = _ask_human(table, seat, ask)
-        seen = len(rnd.events)
-        stock = rnd.stock_size
-        if isinstance(rnd, TrainRound):
-            logged = len(rnd.log)
-            public = [t[2] for t in rnd.trains[: rnd.players]]
-            rnd.play(move)
-            table.tell(rnd.events[seen:], stock, table.train_log(rnd)[logged:], public)
-            continue
+        mark = table.face.mark(rnd, table.viewer)
         rnd.play(move)
-        table.tell(rnd.events[seen:], stock)
+        table.tell(mark)
     result = rnd.result
     for seat, bot in table.bots.items():
         bot.end_round(result, rnd.observation(seat))
     table.say()
-    if isinstance(rnd, TrainRound):
-        table.say(train_board_text(rnd, table.names))
-    else:
-        table.say(board_text(rnd.placements, rnd.closed_ends))
+    table.say(table.face.board(rnd, table.names))
     won = "; ".join(" + ".join(table.names[s] for s in rnd.sides[w]) for w in result.winners)
     points = points_text(rnd.sides, result.points, table.names)
-    what = "penalties (pips left)" if isinstance(rnd, TrainRound) else "points"
+    what = table.face.points
     table.say(f"round over ({result.reason}): won by {won or 'nobody'}; {what}: {points}")
     for seat in range(rnd.players):
         left = " ".join(str(t) for t in rnd.hand(seat)) or "-"
@@ -347,7 +310,159 @@ def play_game(
 
 
 def _totals(game: Any) -> str:
-    """What a game's scores are: points, or in a train game penalties, lowest winning."""
-    if isinstance(game.round, TrainRound):
-        return "penalty totals (lowest total wins)"
-    return "scores"
+    """What a game's scores are (points, or penalties with the lowest winning)."""
+    face: Terminal = game_family_terminal(game)
+    return face.totals
+
+
+def game_family_terminal(game: Any) -> Terminal:
+    """The ``terminal`` part of the family of ``game``'s variant."""
+    from ..registry import family_of
+
+    face: Terminal = family_of(game.variant).part("terminal")
+    return face
+
+
+class Mark(NamedTuple):
+    """Where a round stood before a move, for telling what the move did: its public
+    ``events`` and ``stock`` then, and (the train games) the entries of the log the
+    viewer saw (``log``) and which trains were public (``public``)."""
+
+    events: int
+    stock: int
+    log: int
+    public: Any
+
+
+class Terminal:
+    """A family's face in the terminal (its ``terminal`` part): how a seat's view, the
+    board, the scores and the events are written.  ``points`` names what a round's
+    result awards, ``totals`` what a game's scores are.  This base writes them from the
+    ``bones.Round`` interface alone: a family without a terminal part of its own gets it
+    (``PLAIN_TERMINAL``)."""
+
+    points = "points"
+    totals = "scores"
+
+    def view(self, obs: Any, names: Sequence[str], scores: str) -> list[str]:
+        """The lines shown to the seat of ``obs`` before its hand (``scores``: the scores
+        line)."""
+        others = ", ".join(
+            f"{names[s]} {_tiles(obs.hand_sizes[s])}" for s in range(obs.players) if s != obs.seat
+        )
+        return [self._line(obs.layout), scores, f"hands: {others}"]
+
+    def board(self, rnd: Any, names: Sequence[str]) -> str:
+        """The table of ``rnd`` as text."""
+        return self._line(rnd.layout)
+
+    @staticmethod
+    def _line(layout: Sequence[Any]) -> str:
+        return "table: " + (" ".join(map(str, layout)) or "empty")
+
+    def round_text(self, rnd: Any, names: Sequence[str]) -> str:
+        """The whole round as text, its hands and stock included (``bones show``)."""
+        return str(rnd)
+
+    def event_text(self, event: Any) -> str:
+        """One public event as ``bones show`` lists it."""
+        if event.kind == "play":
+            return str(event.move)
+        if event.kind == "draw":
+            return f"draws {event.count}"
+        return "passes"
+
+    def scores(self, game: Any, names: Sequence[str]) -> str:
+        """The scores line of ``game``."""
+        parts = []
+        for side, members in enumerate(game.sides):
+            parts.append(f"{' + '.join(names[s] for s in members)}: {game.scores[side]}")
+        return "scores: " + ", ".join(parts)
+
+    def mark(self, rnd: Any, viewer: int | None) -> Mark:
+        """Where ``rnd`` stands now, for :meth:`explain` after the next move."""
+        return Mark(len(rnd.events), rnd.stock_size, 0, ())
+
+    def explain(
+        self, rnd: Any, mark: Mark, names: Sequence[str], viewer: int | None
+    ) -> list[str]:
+        """One line for each move, draw and pass of ``rnd`` since ``mark``."""
+        return [f"{names[e.seat]} {self.event_text(e)}" for e in rnd.events[mark.events :]]
+
+
+class LineTerminal(Terminal):
+    """The line games in the terminal: the board of placements, the open ends, the
+    sides' scores."""
+
+    def view(self, obs: Any, names: Sequence[str], scores: str) -> list[str]:
+        ends = ", ".join(f"{n}={v}" for n, v in obs.ends if n not in obs.closed_ends) or "none"
+        others = ", ".join(
+            f"{names[s]} {_tiles(obs.hand_sizes[s])}" for s in range(obs.players) if s != obs.seat
+        )
+        return [
+            board_text(obs.placements, obs.closed_ends),
+            f"open ends: {ends}   count {obs.count}   boneyard {obs.stock_size}",
+            scores,
+            f"hands: {others}",
+        ]
+
+    def board(self, rnd: Any, names: Sequence[str]) -> str:
+        return board_text(rnd.placements, rnd.closed_ends)
+
+    def event_text(self, event: Any) -> str:
+        if event.kind == "play":  # with the table's count after it, and what it scored
+            points = f", +{event.points}" if event.points else ""
+            return f"{event.move}  (count {event.count}{points})"
+        return super().event_text(event)
+
+    def scores(self, game: Any, names: Sequence[str]) -> str:
+        rnd = game.round  # the round's scores: the points scored in it so far included
+        parts = []
+        for side, members in enumerate(rnd.sides):
+            parts.append(f"{' + '.join(names[s] for s in members)}: {rnd.scores[side]}")
+        return "scores: " + ", ".join(parts)
+
+    def explain(self, rnd: Any, mark: Mark, names: Sequence[str], viewer: int | None) -> list[str]:
+        events = rnd.events[mark.events :]
+        return explain_events(events, names, rnd.ends, rnd.closed_ends, mark.stock)
+
+
+class TrainTerminal(Terminal):
+    """The train games in the terminal: the trains (or the foot), the penalty totals,
+    the round's log (the viewer's own draws shown)."""
+
+    points = "penalties (pips left)"
+    totals = "penalty totals (lowest total wins)"
+
+    def view(self, obs: Any, names: Sequence[str], scores: str) -> list[str]:
+        lines = train_view_lines(obs, names)
+        return [lines[0], lines[1], scores, lines[2]]
+
+    def board(self, rnd: Any, names: Sequence[str]) -> str:
+        return train_board_text(rnd, names)
+
+    def round_text(self, rnd: Any, names: Sequence[str]) -> str:
+        return train_round_text(rnd, names)
+
+    def scores(self, game: Any, names: Sequence[str]) -> str:
+        totals = ", ".join(f"{n}: {v}" for n, v in zip(names, game.scores, strict=True))
+        return f"penalty totals: {totals} (lowest total wins)"
+
+    @staticmethod
+    def _log(rnd: Any, viewer: int | None) -> tuple[Any, ...]:
+        log: tuple[Any, ...] = rnd.log if viewer is None else rnd.log_of(viewer)
+        return log
+
+    def mark(self, rnd: Any, viewer: int | None) -> Mark:
+        public = [t[2] for t in rnd.trains[: rnd.players]]
+        return Mark(len(rnd.events), rnd.stock_size, len(self._log(rnd, viewer)), public)
+
+    def explain(self, rnd: Any, mark: Mark, names: Sequence[str], viewer: int | None) -> list[str]:
+        log = self._log(rnd, viewer)[mark.log :]
+        return explain_train_log(log, names, rnd.layout_name, rnd.players, mark.stock, mark.public)
+
+
+#: The built-in families' terminal parts, and the plain one of a family without its own.
+LINE_TERMINAL = LineTerminal()
+TRAIN_TERMINAL = TrainTerminal()
+PLAIN_TERMINAL = Terminal()

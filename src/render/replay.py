@@ -18,15 +18,13 @@ from .steps import Step, replayed
 from .svg import (
     Frame,
     _n,
-    board_bounds,
     frame_of_observation,
     frame_of_round,
-    frame_parts,
     pip_defs,
     points_text,
 )
 
-__all__ = ["Step", "explain_events", "replay_html", "replay_steps"]
+__all__ = ["Step", "explain_events", "line_replay_steps", "replay_html", "replay_steps"]
 
 
 def _ends_text(ends: Sequence[tuple[str, int]], closed: Sequence[str]) -> str:
@@ -73,12 +71,24 @@ def explain_events(
 def replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Step]:
     """Every position of the recorded game ``record`` (a journal record), in order: each
     round's deal, then the position after each of its moves.  With ``seat`` the pictures
-    show what that seat saw (the other hands and the boneyard face down)."""
-    from ..core.round import Round
-    from .trains_replay import is_train_record, train_replay_steps
+    show what that seat saw (the other hands and the boneyard face down).  Drawn by the
+    ``replay_steps`` part of the game's family (:func:`line_replay_steps` for the line
+    games, ``bones.render.trains_replay.train_replay_steps`` for the train games)."""
+    from ..registry import family_of
 
-    if is_train_record(record):  # Mexican Train, Chicken Foot: render/trains_replay.py
-        return train_replay_steps(record, seat)
+    try:
+        family = family_of(record["variant"])
+    except Exception:  # not a record, an unknown variant: replayed() says what is wrong
+        replayed(record, seat)
+        raise
+    steps: list[Step] = family.part("replay_steps")(record, seat)
+    return steps
+
+
+def line_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Step]:
+    """:func:`replay_steps` of a line game (the line family's ``replay_steps`` part)."""
+    from ..api import Round
+
     game, seats, names, rounds = replayed(record, seat)
     variant, players = game.variant, game.players
 
@@ -331,13 +341,11 @@ def _parts(
     bounds: Mapping[int, tuple[int, int, int, int]],
     size: tuple[float, float] | None,
 ) -> tuple[list[str], float, float]:
-    """A step's picture in pieces, with its width and height: a double-six board in its
-    round's box at ``size``; a train game's picture at its own size."""
-    if isinstance(step.frame, Frame):
-        return frame_parts(step.frame, defs=False, bounds=bounds[step.round], size=size)
-    from .trains_svg import train_frame_parts
-
-    return train_frame_parts(step.frame, relative=True)
+    """A step's picture in pieces, with its width and height: a line board in its
+    round's box at ``size``, a train game's picture at its own size (each family's frame
+    says)."""
+    parts: tuple[list[str], float, float] = step.frame.page_parts(bounds.get(step.round), size)
+    return parts
 
 
 def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:
@@ -358,8 +366,9 @@ def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:
     summary = f"{seats}. Final scores: {'-'.join(map(str, final)) if final else '-'}."
     bounds: dict[int, tuple[int, int, int, int]] = {}
     for s in steps:  # the round's union; the tiles of a round only ever grow
-        if isinstance(s.frame, Frame):
-            x0, y0, x1, y1 = board_bounds(s.frame)
+        box = s.frame.bounds()
+        if box is not None:
+            x0, y0, x1, y1 = box
             b = bounds.get(s.round, (x0, y0, x1, y1))
             bounds[s.round] = (min(b[0], x0), min(b[1], y0), max(b[2], x1), max(b[3], y1))
     width = height = 0.0

@@ -19,7 +19,9 @@ __all__ = ["Step", "replayed"]
 class Step(NamedTuple):
     """One position of a replay: which round (1-based) and ply (0: the deal), what
     happened (``lines``), the picture's ``frame`` and the tiles on the table; ``move``:
-    the move of the record that led here (empty for a deal)."""
+    the move of the record that led here (empty for a deal).  A frame of any family has
+    ``placements`` (the tiles on the table), ``bounds()``, ``page_parts(bounds, size)``
+    and ``svg()`` (bones.render.svg.Frame, bones.render.trains_svg.TrainFrame)."""
 
     round: int
     ply: int

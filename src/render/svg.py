@@ -24,6 +24,7 @@ __all__ = [
     "frame_of_observation",
     "frame_of_round",
     "frame_parts",
+    "line_svg_of",
     "pip_defs",
     "render_frame",
     "spinner_indices",
@@ -83,6 +84,25 @@ class Frame(NamedTuple):
     seat_names: tuple[str, ...]
     to_move: int | None
     stock_size: int
+
+    # Every family's frame answers these three (the train games' TrainFrame too), so a
+    # page of pictures needs not know whose they are.
+
+    def bounds(self) -> tuple[int, int, int, int] | None:
+        """The grid box its board needs (:func:`board_bounds`): a replay draws every
+        position of a round in their union."""
+        return board_bounds(self)
+
+    def page_parts(
+        self, bounds: tuple[int, int, int, int] | None, size: tuple[float, float] | None
+    ) -> tuple[list[str], float, float]:
+        """The picture in pieces for a page that holds the pip symbols once, with its
+        width and height (:func:`frame_parts`)."""
+        return frame_parts(self, defs=False, bounds=bounds, size=size)
+
+    def svg(self, defs: bool = True, bounds: Any = None, size: Any = None) -> str:
+        """The whole picture as one SVG (:func:`frame_parts`)."""
+        return "".join(frame_parts(self, defs=defs, bounds=bounds, size=size)[0])
 
 
 # ---------------------------------------------------------------------------------------
@@ -507,23 +527,29 @@ def render_frame(
 ) -> str:
     """The whole picture: title, status lines, board (centred), every hand and the
     boneyard.  ``defs=False`` leaves out the pip symbols (a page that holds them once);
-    ``bounds`` and ``size`` as in :func:`frame_parts`."""
-    if not isinstance(frame, Frame):  # a train game's picture: render/trains_svg.py
-        from .trains_svg import render_train_frame
-
-        return render_train_frame(frame, defs=defs)
-    return "".join(frame_parts(frame, defs=defs, bounds=bounds, size=size)[0])
+    ``bounds`` and ``size`` as in :func:`frame_parts`; any family's frame draws itself
+    (its ``svg``)."""
+    picture: str = frame.svg(defs=defs, bounds=bounds, size=size)
+    return picture
 
 
 def svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
     """The SVG of a :class:`bones.Round`, :class:`bones.Observation` or :class:`bones.Game`
-    (``names``: the seats' players, shown next to the seat numbers)."""
+    of any family (``names``: the seats' players, shown next to the seat numbers), drawn
+    by the ``svg`` part of its family (:func:`line_svg_of` for the line games,
+    ``bones.render.trains_svg.train_svg_of`` for the train games)."""
+    from ..registry import family_of
+
+    svg: str = family_of(obj.variant).part("svg")(obj, names)
+    return svg
+
+
+def line_svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
+    """:func:`svg_of` of a line game's round, observation or game (the line family's
+    ``svg`` part)."""
     from ..game import Game
     from ..observation import Observation
-    from .trains_svg import is_train_round, train_svg_of
 
-    if is_train_round(obj.round if isinstance(obj, Game) else obj):
-        return train_svg_of(obj, names)  # Mexican Train, Chicken Foot: render/trains_svg.py
     if isinstance(obj, Game):
         return render_frame(frame_of_game(obj, names))
     if isinstance(obj, Observation):

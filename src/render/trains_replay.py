@@ -1,5 +1,6 @@
 """A recorded game of a train variant step by step, for ``bones replay`` and
-``bones show --svg`` (:func:`bones.render.replay.replay_steps` hands a train game here).
+``bones show --svg`` (the train family's ``replay_steps`` part, which
+:func:`bones.render.replay.replay_steps` calls for a train game).
 
 The record is first checked by :func:`bones.match.journal.show`, like any other; each
 step's picture is a :class:`~bones.render.trains_svg.TrainFrame` and its lines explain
@@ -16,18 +17,7 @@ from typing import Any
 from .trains_svg import frame_of_train_observation, frame_of_train_round
 from .trains_text import explain_train_log
 
-__all__ = ["is_train_record", "train_replay_steps"]
-
-
-def is_train_record(record: Mapping[str, Any]) -> bool:
-    """Whether the game of ``record`` is of a train variant (Mexican Train, Chicken Foot)."""
-    from ..registry import variant as lookup
-    from ..variant import TRAIN_BASES
-
-    try:
-        return lookup(record["variant"]).base in TRAIN_BASES
-    except Exception:  # not a record, an unknown variant: replay_steps says what is wrong
-        return False
+__all__ = ["train_replay_steps"]
 
 
 def _public(rnd: Any) -> list[bool]:
@@ -36,7 +26,7 @@ def _public(rnd: Any) -> list[bool]:
 
 def train_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> list[Any]:
     """The :class:`bones.render.replay.Step` list of a train game's record."""
-    from ..core.round import Round
+    from ..api import Round
     from .steps import Step, replayed
 
     game, seats, names, rounds = replayed(record, seat)

@@ -40,7 +40,6 @@ __all__ = [
     "frame_of_train_game",
     "frame_of_train_observation",
     "frame_of_train_round",
-    "is_train_round",
     "render_train_frame",
     "train_svg_of",
 ]
@@ -106,12 +105,20 @@ class TrainFrame(NamedTuple):
     to_move: int | None
     stock_size: int
 
+    # As bones.render.svg.Frame: what a page of pictures asks of any family's frame.
 
-def is_train_round(obj: Any) -> bool:
-    """Whether ``obj`` is a train round or a train observation."""
-    from ..core.trains import TrainRound, TrainSeatView  # TrainObservation's base
+    def bounds(self) -> None:
+        """None: a train picture is drawn at its own size."""
+        return None
 
-    return isinstance(obj, (TrainRound, TrainSeatView))
+    def page_parts(self, bounds: Any, size: Any) -> tuple[list[str], float, float]:
+        """The picture in pieces for a replay page, with its width and height (positioned
+        relative to its own box; ``bounds`` and ``size`` are the line games')."""
+        return train_frame_parts(self, relative=True)
+
+    def svg(self, defs: bool = True, bounds: Any = None, size: Any = None) -> str:
+        """The whole picture as one SVG (:func:`render_train_frame`)."""
+        return render_train_frame(self)
 
 
 def _names(players: int, names: Sequence[str] | None) -> tuple[str, ...]:
@@ -193,10 +200,10 @@ def frame_of_train_observation(
     hands = tuple(own if s == obs.seat else None for s in range(obs.players))
     return TrainFrame(
         title
-        or f"{_game_name(obs.layout)}, engine {obs.engine}-{obs.engine}, "
+        or f"{_game_name(obs.layout_name)}, engine {obs.engine}-{obs.engine}, "
         f"{obs.players} players, as {seat_names[obs.seat]} sees it",
         tuple(_status(obs, seat_names)),
-        obs.layout,
+        obs.layout_name,
         obs.engine,
         obs.players,
         tuple(obs.placements),

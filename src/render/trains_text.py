@@ -23,10 +23,8 @@ __all__ = [
 
 
 def layout_of(src: Any) -> str:
-    """``"trains"`` or ``"chicken_foot"``: ``layout_name`` of a round, ``layout`` of an
-    observation."""
-    name = getattr(src, "layout_name", None)
-    return str(name if name is not None else src.layout)
+    """``"trains"`` or ``"chicken_foot"``: ``layout_name`` of a round or an observation."""
+    return str(src.layout_name)
 
 
 def _pips(tile: str) -> tuple[int, int]:
