@@ -55,7 +55,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .journal import JournalError, _sides_of, ranks_of, round_entry
+from .journal import JournalError, _sides_of, forfeit_result, ranks_of, round_entry
 
 __all__ = ["RecordError", "is_text_record", "read_text_record", "render", "write_text_record"]
 
@@ -479,15 +479,15 @@ def _as_record(
         rec["error"] = meta["error"]
     elif forfeit is not None:
         side = next((i for i, s in enumerate(sides) if forfeit["seat"] in s), -1)
-        winners = [i for i in range(len(sides)) if i != side] if side >= 0 else []
-        losers = [side] if side >= 0 else []
+        winners, losers = forfeit_result(sides, rec["seat_bots"], forfeit["seat"])
         rec["scores"] = list(game.scores) if rounds else None
         rec.update(winners=winners, losers=losers, forfeit={**forfeit, "side": side})
-        rec["ranks"] = ranks_of(len(sides), winners, losers) if side >= 0 else None
+        rec["ranks"] = ranks_of(len(sides), winners, losers) if losers else None
     else:
         winners, losers = list(game.winners), list(game.losers)
         rec.update(scores=list(game.scores), winners=winners, losers=losers, forfeit=None)
-        rec["ranks"] = ranks_of(len(sides), winners, losers) if (winners or losers) else None
+        standings = game.game_rules.standings(game.scores, winners, losers)
+        rec["ranks"] = ranks_of(len(sides), winners, losers, standings) if (winners or losers) else None
     rec["seconds"] = None
     rec["longest_move"] = []
     return rec

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .journal import IdSet, JournalReader
+from .journal import IdSet, JournalError, JournalReader, no_games, open_journal
 from .stats import (
     PENTANOMIAL,
     PENTANOMIAL_VALUES,
@@ -33,7 +33,14 @@ from .stats import (
 if TYPE_CHECKING:
     from .schedule import PlayOrder
 
-__all__ = ["LiveTally", "Summary", "format_table", "summarize", "summarize_journal"]
+__all__ = [
+    "LiveTally",
+    "Summary",
+    "format_table",
+    "journal_summary",
+    "summarize",
+    "summarize_journal",
+]
 
 
 def _side_bots(rec: Mapping[str, Any]) -> list[int]:
@@ -219,6 +226,7 @@ class _Fold:
         self.units = [_Histogram() for _ in range(k)]
         self.forfeits: list[dict[str, int]] = [{} for _ in range(k)]
         self.why: list[dict[str, str]] = [{} for _ in range(k)]  # reason -> first detail
+        self.trace: list[dict[str, str]] = [{} for _ in range(k)]  # and its traceback
         self.pairs: dict[tuple[int, int], _PairFold] = {}
         self.aborted = 0
         self.void = 0
@@ -267,7 +275,9 @@ class _Fold:
             if 0 <= culprit < self.k:
                 reason = forfeit["reason"]
                 self.forfeits[culprit][reason] = self.forfeits[culprit].get(reason, 0) + 1
-                self.why[culprit].setdefault(reason, _first_line(forfeit.get("detail")))
+                if reason not in self.why[culprit]:
+                    self.why[culprit][reason] = _forfeit_line(forfeit)
+                    self.trace[culprit][reason] = str(forfeit.get("traceback") or "")
         for key, s, wdl in pairs:
             pair = self.pairs.get(key)
             if pair is None:
@@ -384,6 +394,7 @@ class Summary:
                     "forfeits": fold.forfeits[i],
                     "fairness": _fairness(fold.later[i], fold.order is not None),
                     "forfeit_details": fold.why[i],
+                    "forfeit_tracebacks": fold.trace[i],
                 }
             )
         pairs = []
@@ -485,6 +496,17 @@ def summarize(
     for r in make():
         summary.add(r)
     return summary.result(test)
+
+
+def journal_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """:func:`summarize_journal` of a finished or stopped match, for ``bones report``: a
+    missing or empty file, one that is not a journal and a journal with no finished game
+    are each a :class:`~bones.match.journal.JournalError` that says which."""
+    open_journal(path).close()
+    summary = summarize_journal(path)
+    if not summary["played"]:
+        raise JournalError(no_games(os.fspath(path)))
+    return summary
 
 
 def summarize_journal(
@@ -651,6 +673,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"{_interval(_clip(e['score_lo']), _clip(e['score_hi']), _pct):<16} "
             f"{_elo_of(e['score']):>7}  {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
         )
+    lines.append(_units_line(summary, [(b["bot"], b["estimate"]) for b in bots if b["games"]]))
     if any(b["estimate"]["n"] == 1 for b in bots):
         lines.append(f"n/a: not available, 1 {_unit_name(summary, 1)}: an interval needs 2 or more")
     pairs = summary.get("pairs") or []
@@ -674,10 +697,11 @@ def format_table(summary: Mapping[str, Any]) -> str:
                 f"{_interval(_clip(e['score_lo']), _clip(e['score_hi']), _pct):<16} "
                 f"{_elo_of(e['score']):>7}  {_pm(e)}"
             )
+        lines.append(_units_line(summary, [(" vs ".join(p["bots"]), p["estimate"]) for p in pairs]))
     if len(bots) == 2 and pairs:
         p = pairs[0]
         e = p["estimate"]
-        unit = _unit_name(summary)
+        unit = _unit_name(summary, p["units"])
         lines.append("")
         part = p.get("incomplete_units") or 0
         part_text = f", {part} of them incomplete" if part else ""
@@ -703,7 +727,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             )
         else:
             los = (
-                f"LOS {_pct(e['los'])}"
+                f"LOS {_los(e['los'])}"
                 if e["los"] is not None
                 else f"every one scored {_pct(e['score'])}: the interval is the exact bound"
                 ", LOS not available"
@@ -713,7 +737,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
                 f"{spread} (95%, {p['units']} {unit}{part_text}), {los}"
             )
     for p in pairs:
-        if p.get("pentanomial"):
+        # one deal pair has no spread: its counts would say nothing the scores do not
+        if p.get("pentanomial") and p["units"] > 1:
             counts = ", ".join(f"{k} {v}" for k, v in p["pentanomial"].items())
             n = sum(p["pentanomial"].values())
             whole = " complete" if p.get("incomplete_units") else ""
@@ -737,7 +762,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) -> {verdict}"
         )
     fair = summary.get("fairness") or {}
-    if fair.get("order") == "shuffled" and any(b["fairness"]["deals"] for b in bots):
+    # a deal scored the same in its first and last game says nothing of fairness
+    if fair.get("order") == "shuffled" and any(_decided(b.get("fairness")) for b in bots):
         tests = "; ".join(
             f"{b['bot']} {b['fairness']['later_better']}/{b['fairness']['later_worse']} "
             f"p={_p(b['fairness']['p'])}" + (" FLAGGED" if b["fairness"]["flagged"] else "")
@@ -762,6 +788,21 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if summary.get("journal"):
         lines.append(f"Journal: {summary['journal']}")
     return "\n".join(lines)
+
+
+def _forfeit_line(forfeit: Mapping[str, Any]) -> str:
+    """A forfeit in one line: what went wrong (the detail's first line) and where, the
+    last line of a bot's stderr (an external bot) or the deepest frame of its traceback
+    (file and line of an in-process bot)."""
+    detail = str(forfeit.get("detail") or "")
+    head, sep, tail = detail.partition("; its stderr ends with:\n")
+    line = _first_line(head)
+    if sep:
+        last = [x.strip() for x in tail.splitlines() if x.strip()]
+        return f"{line}; its stderr ends with: {last[-1][:200]}" if last else line
+    frames = [x.strip() for x in str(forfeit.get("traceback") or "").splitlines()]
+    where = [x for x in frames if x.startswith("File ")]
+    return f"{line} ({where[-1]})" if where else line
 
 
 def _first_line(detail: Any) -> str:
@@ -789,6 +830,41 @@ def _forfeit_lines(bots: Sequence[Mapping[str, Any]]) -> list[str]:
             if why:
                 lines.append(f"  {b['bot']}, {reason}, first: {why}")
     return lines
+
+
+def _units_line(summary: Mapping[str, Any], rows: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """How many independent units the intervals of ``rows`` (name, estimate) rest on, and
+    why an interval that spans nearly everything does: a table of few deals says so,
+    not just [0%, 100%]."""
+    counts = sorted({e["n"] for _, e in rows if e["n"]})
+    if not counts:
+        return "95% intervals: no game scored yet"
+    n = counts[0] if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    line = (
+        f"95% intervals over {n} {_unit_name(summary, counts[-1])} "
+        "(the unit: a deal's games share its luck)"
+    )
+    wide = [
+        name
+        for name, e in rows
+        if e["score_lo"] is not None and e["score_hi"] - e["score_lo"] >= 0.5
+    ]
+    if wide:
+        line += f"; {', '.join(wide)}: too few {_unit_name(summary)} to narrow the interval"
+    return line
+
+
+def _decided(fairness: Mapping[str, Any] | None) -> bool:
+    return bool(fairness) and fairness["later_better"] + fairness["later_worse"] > 0  # type: ignore[index]
+
+
+def _los(x: float | None) -> str:
+    """A likelihood of superiority: never 100.0% or 0.0% from a handful of deals."""
+    if x is not None and math.isfinite(x) and x > 0.999:
+        return ">99.9%"
+    if x is not None and math.isfinite(x) and x < 0.001:
+        return "<0.1%"
+    return _pct(x)
 
 
 def _unit_name(summary: Mapping[str, Any], count: int = 2) -> str:

@@ -260,7 +260,8 @@ def estimate(score: float, variance: float, n: int) -> Estimate:
         note = SAME_EXTREME.format("0" if score <= 0.0 else "1")
     else:
         half = _half_width(variance, n)
-        lo, hi = score - half, score + half
+        # a score lies in [0, 1]: an interval past it would promise what no bot can reach
+        lo, hi = max(score - half, 0.0), min(score + half, 1.0)
         note = ""
     elo_lo, elo_hi = elo_from_score(lo), elo_from_score(hi)
     error = (elo_hi - elo_lo) / 2.0
