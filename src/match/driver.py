@@ -757,7 +757,7 @@ def _release(guards: Sequence[Guard], watch: Watch | None) -> None:
 
 #: The fields of a game record that the runner reads (to journal, tally and summarise
 #: it); the rest travel only in its journal line.
-TALLIED = ("id", "group", "sides", "seat_bots", "ranks", "forfeit", "error", "seconds")
+TALLIED = ("id", "group", "sides", "seat_bots", "ranks", "scores", "forfeit", "error", "seconds")
 
 
 def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

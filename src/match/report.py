@@ -15,6 +15,7 @@ import itertools
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from .journal import IdSet, JournalError, JournalReader, no_games, open_journal
@@ -28,6 +29,7 @@ from .stats import (
     estimate_counts,
     game_scores,
     sign_test,
+    t_quantile,
 )
 
 if TYPE_CHECKING:
@@ -41,6 +43,39 @@ __all__ = [
     "summarize",
     "summarize_journal",
 ]
+
+
+def _margins(rec: Mapping[str, Any], direction: int) -> dict[int, Fraction]:
+    """Per bot in a finished game, its sides' mean final score less the other bots'
+    sides' mean, signed so that more is better (``direction``: 1 points, -1 penalties)."""
+    bots = _side_bots(rec)
+    scores = rec["scores"]
+    out = {}
+    for bot in set(bots):
+        mine = [s for s, b in zip(scores, bots, strict=True) if b == bot]
+        theirs = [s for s, b in zip(scores, bots, strict=True) if b != bot]
+        if mine and theirs:
+            out[bot] = direction * (
+                Fraction(sum(mine), len(mine)) - Fraction(sum(theirs), len(theirs))
+            )
+    return out
+
+
+def _scoring(config: Mapping[str, Any]) -> tuple[int, str]:
+    """``(direction, unit)`` of a match's games: which way their final scores go and in
+    what (pips: the train games' penalties; points); ``(0, "")`` for a variant this
+    process cannot make (a plugin's that is not installed): no margins then."""
+    try:
+        from ..game import new_game
+        from ..gamerules.trains import TrainGameRules
+
+        game = new_game(
+            str(config["variant"]), int(config["players"]), 0, **dict(config.get("options") or {})
+        )
+    except Exception:  # noqa: BLE001  (a journal's variant: the summary goes on without)
+        return 0, ""
+    rules = game.game_rules
+    return rules.score_order, "pips" if isinstance(rules, TrainGameRules) else "points"
 
 
 def _side_bots(rec: Mapping[str, Any]) -> list[int]:
@@ -165,6 +200,34 @@ class _Histogram:
         return estimate_counts(self.counts).to_dict()
 
 
+class _Running:
+    """A mean and its 95% t interval from values added one at a time: a bot's margin
+    per deal, whose values are too many kinds to count.  The sums are exact fractions
+    (a margin is a ratio of whole scores), so the order the deals close in -- a resumed
+    match's, a worker's -- changes no digit."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.total = Fraction(0)
+        self.squares = Fraction(0)
+
+    def add(self, value: Fraction) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+
+    def to_dict(self, unit: str) -> dict[str, Any] | None:
+        if not self.n:
+            return None
+        mean = self.total / self.n
+        lo = hi = None
+        if self.n >= 2:
+            variance = (self.squares - self.n * mean * mean) / (self.n - 1)
+            half = t_quantile(0.975, self.n - 1) * math.sqrt(float(variance) / self.n)
+            lo, hi = float(mean) - half, float(mean) + half
+        return {"unit": unit, "mean": float(mean), "lo": lo, "hi": hi, "n": self.n}
+
+
 class _PairFold:
     def __init__(self) -> None:
         self.wdl = [0, 0, 0]
@@ -213,9 +276,20 @@ class _Fold:
     duplicate sets and deals still open, not with the games."""
 
     def __init__(
-        self, k: int, group_size: int, penta: bool, per_deal: int, order: PlayOrder | None
+        self,
+        k: int,
+        group_size: int,
+        penta: bool,
+        per_deal: int,
+        order: PlayOrder | None,
+        scoring: tuple[int, str] = (0, ""),
     ) -> None:
         self.k = k
+        # which way the game's scores go (GameRules.score_order) and their unit: a bot's
+        # margin is its sides' mean final score less the other bots', made "higher is
+        # better" (0: the variant is not known here, no margin)
+        self.direction, self.unit = scoring
+        self.margins = [_Running() for _ in range(k)]
         self.group_size = group_size
         self.penta = penta
         self.per_deal = per_deal
@@ -261,8 +335,12 @@ class _Fold:
         deal = gid // self.per_deal
         dealt = self.deals.get(deal)
         if dealt is None:
-            dealt = self.deals[deal] = [0, {}]
+            dealt = self.deals[deal] = [0, {}, {}]
         dealt[0] += 1
+        if self.direction and scored and not r.get("forfeit") and r.get("scores"):
+            for bot, margin in _margins(r, self.direction).items():
+                if 0 <= bot < self.k:
+                    dealt[2].setdefault(bot, []).append(margin)
         place = gid if self.order is None else self.order.rank(gid)
         for bot, score, wdl in scores:
             self.games[bot] += 1
@@ -294,7 +372,9 @@ class _Fold:
         """A bot's unit is its mean score over a deal's games (the games of a deal share
         its luck, across encounters too); with a shuffled play order, whether its last
         game of the deal scored better than its first (the fairness monitor)."""
-        _, bots = self.deals.pop(deal)
+        _, bots, margins = self.deals.pop(deal)
+        for bot, values in margins.items():
+            self.margins[bot].add(sum(values, Fraction(0)) / len(values))
         for bot, played in bots.items():
             self.units[bot].add(math.fsum(v for _, v in played) / len(played))
             if self.order is None or len(played) < 2:
@@ -357,7 +437,8 @@ class Summary:
         penta = n_sides == 2 and duplicate and self.group_size == 2
         shuffled = self.config.get("order") == "shuffled"
         order = PlayOrder(per_deal, self.order_key) if shuffled else None
-        self.fold = _Fold(len(self.names), self.group_size, penta, per_deal, order)
+        scoring = _scoring(self.config) if n_sides else (0, "")
+        self.fold = _Fold(len(self.names), self.group_size, penta, per_deal, order, scoring)
         return self.fold
 
     def add(self, r: Mapping[str, Any]) -> None:
@@ -395,6 +476,7 @@ class Summary:
                     "fairness": _fairness(fold.later[i], fold.order is not None),
                     "forfeit_details": fold.why[i],
                     "forfeit_tracebacks": fold.trace[i],
+                    "margin": fold.margins[i].to_dict(fold.unit),
                 }
             )
         pairs = []
@@ -676,6 +758,18 @@ def format_table(summary: Mapping[str, Any]) -> str:
     lines.append(_units_line(summary, [(b["bot"], b["estimate"]) for b in bots if b["games"]]))
     if any(b["estimate"]["n"] == 1 for b in bots):
         lines.append(f"n/a: not available, 1 {_unit_name(summary, 1)}: an interval needs 2 or more")
+    margins = [(b["bot"], b["margin"]) for b in bots if b.get("margin")]
+    if margins:
+        unit = margins[0][1]["unit"]
+        lines.append(
+            f"Mean margin per game, {unit} (its sides' final score against the other bots', "
+            "more is better; 95% interval over deals): "
+            + "; ".join(
+                f"{name} {m['mean']:+.1f}"
+                + (f" [{m['lo']:+.1f}, {m['hi']:+.1f}]" if m["lo"] is not None else "")
+                for name, m in margins
+            )
+        )
     pairs = summary.get("pairs") or []
     lines.extend(
         _same_note(summary, name, e)
