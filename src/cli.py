@@ -717,7 +717,9 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
     path = args.journal
     # the command line's words, not the config's (which says "> 0 seconds or null")
     if args.timeout is not None and not args.timeout >= 0:
-        raise UsageError(f"--timeout takes seconds per move > 0, or 0 for no limit; got {args.timeout:g}")
+        raise UsageError(
+            f"--timeout takes seconds per move > 0, or 0 for no limit; got {args.timeout:g}"
+        )
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs takes a number of workers >= 1; got {args.jobs}")
     if args.resume:
@@ -733,11 +735,7 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
             finally:
                 reader.close()
         if not args.bots and not old:
-            why = (
-                f"{path}: no such file"
-                if not os.path.exists(path)
-                else empty_journal(path)
-            )
+            why = f"{path}: no such file" if not os.path.exists(path) else empty_journal(path)
             raise MatchError(f"--resume: {why}; give the bots to start a new match there")
     if not args.resume and not args.bots:
         raise UsageError("give at least 2 bots, e.g. bones match greedy random")

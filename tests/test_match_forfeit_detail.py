@@ -59,7 +59,7 @@ def test_a_crashing_bot_names_its_exception_in_the_table_and_the_json(tmp_path, 
     assert "Forfeits: t-crash:after=2: crash 4\n" in table
     # the error and where it was raised: the deepest frame of the bot's traceback
     first = "  t-crash:after=2, crash, first: t-crash.choose() raised RuntimeError: boom (File "
-    assert first in table and "test_match_runner.py\", line " in table
+    assert first in table and 'test_match_runner.py", line ' in table
     assert main(["match", "--resume", "--journal", str(journal), "--json", *plugin]) == 0
     bot = json.loads(capsys.readouterr().out)["bots"][0]
     assert bot["forfeit_details"]["crash"].startswith("t-crash.choose() raised RuntimeError: boom")

@@ -9,11 +9,11 @@ import json
 import math
 
 import pytest
+from test_ratings import two_bot_games, write_journal
 
 from bones.cli import main
 from bones.match.report import format_table, summarize
 from bones.match.stats import estimate_samples
-from tests.test_ratings import two_bot_games, write_journal
 
 QUICK = ["--jobs", "1", "--progress", "never"]
 
@@ -115,8 +115,14 @@ def test_los_is_never_certain_from_a_few_deals():
               "format": "head-to-head", "duplicate": True, "seed": 1}  # fmt: skip
     results = [1] * 10 + [1, 0.5]  # 6 deal pairs, one of 3/4
     records = [
-        {"id": g, "group": g // 2, "deal": g // 2, "sides": [[0], [1]],
-         "seat_bots": list(sides), "ranks": ranks}  # fmt: skip
+        {
+            "id": g,
+            "group": g // 2,
+            "deal": g // 2,
+            "sides": [[0], [1]],
+            "seat_bots": list(sides),
+            "ranks": ranks,
+        }  # fmt: skip
         for g, (_, sides, ranks) in enumerate(two_bot_games(results))
     ]
     table = format_table(summarize(config, records))

@@ -132,8 +132,7 @@ def test_an_interval_never_passes_what_a_score_can_reach():
 
 def test_each_bot_has_its_mean_margin_with_an_interval():
     games = [
-        {**_record(g, [0, 1, 0, 1], [6, 0, 4, 2]), "scores": [10, 90, 30, 50 + g]}
-        for g in range(6)
+        {**_record(g, [0, 1, 0, 1], [6, 0, 4, 2]), "scores": [10, 90, 30, 50 + g]} for g in range(6)
     ]
     summary = summarize(_config(["A", "C"], 4), games)
     a, c = (b["margin"] for b in summary["bots"])

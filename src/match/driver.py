@@ -459,7 +459,7 @@ def _traceback(exc: BaseException, detail: str) -> str:
     import traceback
 
     try:
-        frames = traceback.extract_tb(cause.__traceback__)
+        frames = list(traceback.extract_tb(cause.__traceback__))
         # the referee's own frames (compiled, bones.core) come before the bot's
         while len(frames) > 1 and frames[0].filename.endswith(".pyx"):
             frames = frames[1:]

@@ -487,7 +487,9 @@ def _as_record(
         winners, losers = list(game.winners), list(game.losers)
         rec.update(scores=list(game.scores), winners=winners, losers=losers, forfeit=None)
         standings = game.game_rules.standings(game.scores, winners, losers)
-        rec["ranks"] = ranks_of(len(sides), winners, losers, standings) if (winners or losers) else None
+        rec["ranks"] = (
+            ranks_of(len(sides), winners, losers, standings) if (winners or losers) else None
+        )
     rec["seconds"] = None
     rec["longest_move"] = []
     return rec

@@ -148,15 +148,16 @@ def format_games(
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     right = {0, 5, 6}
     lines = []
-    for row, r in zip(table, [None, *rows], strict=True):
+    for row, shown in zip(table, [None, *rows], strict=True):
         lines.append(
             "  ".join(
                 cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
                 for i, cell in enumerate(row)
             ).rstrip()
         )
-        forfeit = r and r["forfeit"]
-        if details and forfeit:
+        lost = shown["forfeit"] if shown is not None else None
+        if details and lost:
+            forfeit = lost
             trace = str(forfeit.get("traceback") or "")
             detail = str(forfeit["detail"] or "")
             if trace:  # an external bot's stderr tail is its traceback: once

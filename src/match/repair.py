@@ -95,7 +95,7 @@ def read_side_file(path: str) -> Iterator[dict[str, Any]]:
             ):
                 raise JournalError(
                     f"{path}: line {number} is not a line set aside by 'bones journal "
-                    "repair' (each is {\"type\": \"set-aside\", \"line\", \"why\", \"text\"}); "
+                    'repair\' (each is {"type": "set-aside", "line", "why", "text"}); '
                     "move the file away to repair the journal again"
                 )
             yield entry
