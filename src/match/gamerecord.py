@@ -100,10 +100,12 @@ def _result(meta: Mapping[str, Any], game: Any, sides: Sequence[Sequence[int]]) 
     forfeit = meta.get("forfeit")
     if forfeit is not None:
         seat = forfeit["seat"]
-        side = next((i for i, s in enumerate(sides) if seat in s), -1)
-        if side < 0:
+        specs = list(meta["seats"])
+        winners, _ = forfeit_result(sides, [specs.index(s) for s in specs], seat)
+        if not winners:
             return "aborted (an unknown seat forfeited)"
-        others = [x for i, s in enumerate(sides) if i != side for x in s]
+        # every seat of the forfeiting bot loses (bones 0.1 wrote its other seats here too)
+        others = [x for i in winners for x in sides[i]]
         return f"won by {_seat_names(meta, others)}: seat {seat} forfeits"
     winners = list(game.winners)
     if not winners or len(winners) == len(sides):
