@@ -134,3 +134,21 @@ def test_a_malformed_side_file_is_refused_not_trusted(damaged, capsys):
         assert path.read_bytes() == data
     with pytest.raises(JournalError, match="not a line set aside"):
         list(read_side_file(side))
+
+
+def test_repair_of_a_missing_file_makes_none(tmp_path, capsys):
+    path = tmp_path / "none.jsonl"
+    assert main(["journal", "repair", str(path)]) == 2
+    assert "none.jsonl: no such file" in capsys.readouterr().err
+    assert not path.exists()
+
+
+def test_a_journal_whose_every_record_is_bad_keeps_its_header(tmp_path, capsys):
+    path = tmp_path / "m.jsonl"
+    assert main(["match", *ARGS[:2], "--games", "2", *ARGS[4:], "--journal", str(path)]) == 0
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[0] + b"".join(b"{" + x[1:40] + b"\n" for x in lines[1:]))
+    assert main(["journal", "repair", str(path)]) == 0
+    assert path.read_bytes() == lines[0]
+    assert main(["match", "--resume", "--journal", str(path), "--progress", "never"]) == 0
+    assert len(read_journal(path).records) == 2

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .journal import Journal, JournalError, no_games, open_journal, write_private
+from .journal import Journal, JournalError, open_journal, write_private
 
 __all__ = ["Check", "check", "read_side_file", "repair", "side_file"]
 
@@ -108,13 +108,12 @@ def repair(path: str | os.PathLike[str]) -> Check:
     match is refused.  What :func:`check` found is returned (nothing changes when no line
     is bad)."""
     path = os.fspath(path)
+    open_journal(path).close()  # a missing file is not made by the lock below
     jnl = Journal.acquire(path)  # no match may be writing it meanwhile
     try:
         found = check(path)
         if not found.bad:
             return found
-        if not found.games:
-            raise JournalError(f"{no_games(path)}: nothing to keep; start the match again")
         numbers = {n: why for n, why in found.bad}
         kept: list[bytes] = []
         aside: list[bytes] = []
