@@ -141,4 +141,4 @@ def test_each_bot_has_its_mean_margin_with_an_interval():
     assert a["mean"] == pytest.approx(sum((140 + g) / 2 - 20 for g in range(6)) / 6)
     assert c["mean"] == pytest.approx(-a["mean"])
     assert a["lo"] < a["mean"] < a["hi"]
-    assert "Mean margin per game, pips" in format_table(summary)
+    assert "Margin per game in pips (its sides' mean final score" in format_table(summary)

@@ -762,8 +762,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if margins:
         unit = margins[0][1]["unit"]
         lines.append(
-            f"Mean margin per game, {unit} (its sides' final score against the other bots', "
-            "more is better; 95% interval over deals): "
+            f"Margin per game in {unit} (its sides' mean final score against the other "
+            "bots', more is better; 95% intervals): "
             + "; ".join(
                 f"{name} {m['mean']:+.1f}"
                 + (f" [{m['lo']:+.1f}, {m['hi']:+.1f}]" if m["lo"] is not None else "")
