@@ -612,7 +612,8 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     seed); ``start_game``; each round is played by :func:`bones.bot.play_round` (which
     delivers ``start_round``, every public event, ``choose`` and ``end_round``);
     ``end_game``.  A bot that raises (anything, ``SystemExit`` included), answers
-    anything but a legal move or overruns its time forfeits: its side loses the game and
+    anything but a legal move or overruns its time forfeits: it loses the game in every
+    seat it holds (:func:`~bones.match.journal.forfeit_result`) and
     the record says why.  An error of the engine (a variant's ``move_scorer`` that
     raises) voids the game: the record's ``error`` says what happened.
     """

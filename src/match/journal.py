@@ -290,8 +290,8 @@ def make_record(
     longest: Sequence[float] = (),
 ) -> dict[str, Any]:
     """The record of a game played from ``task``: a finished ``game`` or one stopped by a
-    ``forfeit`` (``{"seat", "reason", "detail"}``: the forfeiting side loses, the others
-    win)."""
+    ``forfeit`` (``{"seat", "reason", "detail"}``: :func:`forfeit_result`); a finished
+    game's ``ranks`` order every side by the rules' :meth:`~bones.GameRules.standings`."""
     sides = [list(s) for s in game.sides]
     rec = _header(task, sides)
     rec["rounds"] = rounds
