@@ -43,15 +43,18 @@ __all__ = [
     "IdSet",
     "JournalReader",
     "check_game",
+    "empty_journal",
     "encode_game",
     "error_record",
     "forfeit_record",
+    "forfeit_result",
     "load_record",
     "make_record",
     "no_games",
+    "not_a_journal",
     "open_journal",
-    "forfeit_result",
     "ranks_of",
+    "repair_hint",
     "read_journal",
     "round_entry",
     "round_json",
@@ -480,6 +483,9 @@ def check_game(rec: Any, config: Mapping[str, Any] | None = None) -> str | None:
                     f"({', '.join(bots)})"
                 )
     return None
+
+
+# The four cases every reader tells apart (a missing file is open_journal's own message).
 
 
 def not_a_journal(path: str) -> str:
