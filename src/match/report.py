@@ -934,10 +934,12 @@ def _units_line(summary: Mapping[str, Any], rows: Sequence[tuple[str, Mapping[st
     if not counts:
         return "95% intervals: no game scored yet"
     n = counts[0] if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    line = (
-        f"95% intervals over {n} {_unit_name(summary, counts[-1])} "
-        "(the unit: a deal's games share its luck)"
+    why = (
+        "each game a deal of its own"
+        if summary.get("group_size", 1) == 1
+        else "the unit: a deal's games share its luck"
     )
+    line = f"95% intervals over {n} {_unit_name(summary, counts[-1])} ({why})"
     wide = [
         name
         for name, e in rows
