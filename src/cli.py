@@ -497,7 +497,7 @@ def _match_parsers(sub: Any) -> None:
         help="a rating list (Elo with 95%% intervals) over the games of many journals",
         description="Fit Bradley-Terry (logistic Elo) ratings by maximum likelihood to "
         "every game of the journals (draws half a win; a game of more than two sides as "
-        "its pairwise results) and give each bot a 95%% interval from a bootstrap over the "
+        "its pairwise results) and give each bot a 95% interval from a bootstrap over the "
         "deals (each deal's games together: pentanomial-aware). See docs/matches.md.",
     )
     p.add_argument("journals", nargs="+", metavar="JOURNAL", help="match journals")
@@ -645,15 +645,28 @@ def _render_parsers(sub: Any) -> None:
     )
 
     p = sub.add_parser(
+        "journal",
+        help="check a match journal line by line, or repair a damaged one",
+        description="check: name every bad line of a journal (not JSON, a record with "
+        "wrong fields or without a valid MAC, a resume line of another match); exit 1 if "
+        "there is one. repair: rewrite the journal without them, every other line kept as "
+        "it was, and append them to JOURNAL.bad, so that --resume goes on. See "
+        "docs/matches.md, Damaged journals.",
+    )
+    p.add_argument("action", choices=("check", "repair"), help="what to do")
+    p.add_argument("journal", metavar="JOURNAL", help="a match journal")
+
+    p = sub.add_parser(
         "report",
-        help="write an HTML report of a match: table, scores with intervals, SPRT",
-        description="Write one self-contained HTML page reporting the match of a journal: "
-        "the match table, each bot's score with its 95%% interval, the scores over the "
-        "games and the SPRT's log-likelihood ratio against its bounds. Needs matplotlib "
-        "(pip install 'bones[plot]').",
+        help="a match's table; with --html, a report page with plots",
+        description="Print the match table of a journal (each bot's score with its 95% "
+        "interval, pairs, SPRT, forfeits); with --html FILE write one self-contained HTML "
+        "page: the table, the scores with their intervals, the scores over the games and "
+        "the SPRT's log-likelihood ratio against its bounds (needs matplotlib: pip install "
+        "'bones[plot]').",
     )
     p.add_argument("journal", metavar="JOURNAL", help="a match journal")
-    p.add_argument("--html", required=True, metavar="FILE", help="the page to write")
+    p.add_argument("--html", metavar="FILE", help="write the HTML report page to FILE")
 
     p = sub.add_parser(
         "play",
@@ -696,7 +709,7 @@ def _split_sprt(args: argparse.Namespace) -> None:
 
 
 def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
-    from .match.journal import JournalReader
+    from .match.journal import JournalError, JournalReader, empty_journal
     from .match.runner import MatchConfig, MatchError, trusted_plugins
     from .match.schedule import new_seed
     from .match.stats import SPRT
@@ -704,17 +717,28 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
     _split_sprt(args)
     old: dict[str, Any] = {}
     path = args.journal
+    # the command line's words, not the config's (which says "> 0 seconds or null")
+    if args.timeout is not None and not args.timeout >= 0:
+        raise UsageError(
+            f"--timeout takes seconds per move > 0, or 0 for no limit; got {args.timeout:g}"
+        )
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs takes a number of workers >= 1; got {args.jobs}")
     if args.resume:
         if not args.bots and not path:
             raise UsageError("--resume without bots needs --journal PATH (the match to resume)")
         if path and os.path.exists(path):
-            reader = JournalReader(path)
+            try:
+                reader = JournalReader(path)
+            except JournalError as exc:
+                raise MatchError(f"--resume: {exc}") from None
             try:
                 old = reader.final_config() or {}
             finally:
                 reader.close()
         if not args.bots and not old:
-            raise MatchError(f"--resume: {path} is not a journal to resume, and no bots are given")
+            why = f"{path}: no such file" if not os.path.exists(path) else empty_journal(path)
+            raise MatchError(f"--resume: {why}; give the bots to start a new match there")
     if not args.resume and not args.bots:
         raise UsageError("give at least 2 bots, e.g. bones match greedy random")
 
@@ -774,7 +798,7 @@ def _match_config(args: argparse.Namespace) -> tuple[Any, str | None]:
         "bot_logs": pick(args.bot_logs, "bot_logs", None),
         "order": old.get("order", "id") if old else "shuffled",
     }
-    if data["seed"] is None and path and os.path.exists(path):
+    if data["seed"] is None and path and os.path.exists(path) and not args.overwrite:
         data["seed"] = _journal_seed(path)  # its match goes on (or another is refused)
     if data["seed"] is None:
         if args.resume and not old:
@@ -975,16 +999,60 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(rows, out, indent=2)
         print(file=out)
     else:
-        print(format_games(rows, matched), file=out)
+        print(format_games(rows, matched, details=args.forfeits), file=out)
     return 0
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    if args.html is None:  # the match's table, as bones match printed it
+        from .match.report import format_table, journal_summary
+
+        summary = journal_summary(args.journal)
+        for warning in summary.get("warnings") or []:
+            print(f"bones: warning: {warning}", file=sys.stderr)
+        print(format_table(summary), file=out)
+        return 0
     from .render.report import report_html
 
     _write(args.html, report_html(args.journal))
     print(f"{args.html}: report of {args.journal}", file=out)
     return 0
+
+
+def cmd_journal(args: argparse.Namespace, out: TextIO) -> int:
+    import shlex
+
+    from .match.repair import check, repair, side_file
+
+    path = args.journal
+    found = repair(path) if args.action == "repair" else check(path)
+    for warning in found.warnings:
+        print(f"bones: warning: {warning}", file=sys.stderr)
+    earlier = (
+        f"; {side_file(path)} holds {found.set_aside} line(s) set aside before"
+        if found.set_aside
+        else ""
+    )
+    if not found.bad:
+        print(f"{path}: no bad line ({found.games} games){earlier}", file=out)
+        return 0
+    print(f"{path}: {len(found.bad)} bad line(s) of {found.lines}:", file=out)
+    for number, why in found.bad:
+        print(f"  line {number}: {why}", file=out)
+    if args.action == "repair":
+        print(
+            f"Repaired: {found.games} games kept, {len(found.bad)} line(s) set aside in "
+            f"{side_file(path)}; bones match --resume --journal {shlex.quote(path)} plays "
+            "the games they held again",
+            file=out,
+        )
+        return 0
+    print(
+        f"bones journal repair {shlex.quote(path)} keeps the {found.games} good games and "
+        f"sets the bad lines aside in {side_file(path)}{earlier}",
+        file=out,
+    )
+    return 1
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
@@ -1081,6 +1149,7 @@ COMMANDS = {
     "show": cmd_show,
     "replay": cmd_replay,
     "report": cmd_report,
+    "journal": cmd_journal,
     "ratings": cmd_ratings,
     "games": cmd_games,
     "play": cmd_play,

@@ -98,9 +98,12 @@ def test_existing_journal_continues_the_same_match_only(tmp_path, capsys):
     code, _, err = run(capsys, *args[:-4], "--seed", "3", "--journal", journal)
     assert code == 2 and "exists and holds another match (seed 0 (not 3))" in err
     assert "--overwrite starts it again" in err
-    assert run(capsys, *args, "--overwrite")[0] == 0
+    # --overwrite starts a new match: a new seed, not the old journal's
+    code, again, _ = run(capsys, *args, "--overwrite")
+    assert code == 0 and "seed 0\n" not in again
+    seed = again.splitlines()[0].rpartition("seed ")[2]
     code, _, err = run(capsys, *args[:-4], "--seed", "3", "--journal", journal, "--resume")
-    assert code == 2 and "holds another match: seed 0 (not 3)" in err
+    assert code == 2 and f"holds another match: seed {seed} (not 3)" in err
 
 
 def test_show(tmp_path, capsys):
@@ -135,4 +138,4 @@ def test_show(tmp_path, capsys):
     code, _, err = run(capsys, "show", str(path))
     assert code == 1 and "the recorded deal is not the one the seed deals" in err
     code, _, err = run(capsys, "show", str(tmp_path / "none.jsonl"))
-    assert code == 2 and "cannot read" in err
+    assert code == 2 and "none.jsonl: no such file" in err

@@ -247,7 +247,7 @@ def test_errors(tmp_path, capsys):
         (["ratings", path, "--prior", "1", "--anchor", "nobody=3"], "--anchor nobody: no such bot"),
         (["ratings", path, "--anchor", "greedy"], "--anchor takes BOT=ELO"),
         (["ratings", path, "--anchor", "greedy=x"], "--anchor takes BOT=ELO"),
-        (["ratings", str(tmp_path / "missing.jsonl")], "cannot read the journal"),
+        (["ratings", str(tmp_path / "missing.jsonl")], "missing.jsonl: no such file"),
         (["ratings", path, draw], "different games (straight, 2 players: "),
     ]:
         assert main(argv) == 2

@@ -127,7 +127,7 @@ def test_round_without_svg_is_a_usage_error(journal, capsys):
 def test_missing_and_corrupt_journals(tmp_path, capsys):
     out = tmp_path / "r.html"
     code, _, err = run(capsys, "replay", tmp_path / "none.jsonl", "--html", out)
-    assert code == 2 and "cannot read" in err
+    assert code == 2 and "none.jsonl: no such file" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "match", "version": 1}\n{"type": "game", "id": [\n')
     code, _, err = run(capsys, "replay", bad, "--game", "0", "--html", out)

@@ -87,11 +87,11 @@ def test_series_counts_every_game(journals):
 @pytest.mark.parametrize(
     "content, message",
     [
-        (None, "cannot read"),
-        (b"", "not a match journal"),
-        (b"\x00\xff garbage\n", "not a match journal"),
+        (None, "no such file"),
+        (b"", "is empty: not a match journal yet"),
+        (b"\x00\xff garbage\n", "is not a bones match journal"),
         (b'{"type": "match", "version": 1, "config": {"bots": ["a", "b"]}}\n', "no 'variant'"),
-        ("header", "no finished game"),
+        ("header", "is a match journal with no finished game yet"),
         ("cut", "line 2"),
     ],
 )

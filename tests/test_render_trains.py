@@ -327,3 +327,25 @@ def test_each_foot_tile_shows_the_number_it_matched_first():
                 continue
             first, second = (int(t.text) for t in g.iter(f"{SVG}text"))
             assert (first, second) == (matched[tile], free[tile]), tile
+
+
+def test_eight_seats_put_the_hands_beside_the_board():
+    """Eight hands under nine trains made a picture taller than wide, which a replay
+    window shrank to the left 40% of its width with numbers a few pixels high (issue
+    42): from five seats on the hands stand beside the board, clear of it."""
+    for rnd in POSITIONS:
+        root = parse(svg_of(rnd))
+        width, height = float(root.get("width")), float(root.get("height"))
+        board = [box(g) for g in board_tiles(root)]
+        hands = [
+            box(g)
+            for g in root.iter(f"{SVG}g")
+            if g.get("class", "").split()[:1] == ["hand-tile"] and g.find(f"{SVG}rect") is not None
+        ]
+        if rnd.players > 4:
+            assert height < 1.2 * width, (width, height)
+            right = max(b[2] for b in board)
+            assert all(h[0] > right for h in hands)  # the hands' column
+        for h in hands:
+            assert not any(overlaps(h, b) for b in board)
+            assert h[2] <= width and h[3] <= height

@@ -169,6 +169,10 @@ class GameRules:
     #: on a larger set than the double-six one says so.
     max_award: ClassVar[int] = MAX_AWARD
 
+    #: Which way the game scores go, for :meth:`standings`: 1 a higher total finishes
+    #: ahead (points), -1 a lower one (penalties), 0 the scores say nothing of the order.
+    score_order: int = 0
+
     def __init__(self, options: Mapping[str, Any]) -> None:
         self._options = dict(options)  # a plain dict: a Game and its rules pickle and copy
 
@@ -240,6 +244,19 @@ class GameRules:
             return result.last_seat, {}
         winner = lightest_winner(result, sides, seat_values)
         return (result.last_seat if winner is None else winner), {}
+
+    def standings(
+        self, scores: Sequence[int], winners: Sequence[int], losers: Sequence[int]
+    ) -> tuple[tuple[int, int], ...]:
+        """Per side, where it finished a game over with ``scores``, ``winners`` and
+        ``losers``: a key, the higher finishing ahead and equal keys equal.  The winners
+        come first and the losers last whatever the scores (a rule such as Kozel's goats
+        decides that); within each of the three, the scores in :attr:`score_order`."""
+        won, lost = set(winners), set(losers)
+        return tuple(
+            (2 if side in won else 0 if side in lost else 1, self.score_order * score)
+            for side, score in enumerate(scores)
+        )
 
     # -- loading ------------------------------------------------------------------------
 

@@ -170,6 +170,8 @@ class KozelGameRules(GameRules):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.recording = KozelRules.from_options(options)
+        # penalties: the goats are the highest; credit_winner: the mirror image
+        self.score_order = 1 if self.recording.scoring_style == "credit_winner" else -1
 
     # -- carried state ------------------------------------------------------------------
 

@@ -55,6 +55,8 @@ class StraightGameRules(GameRules):
     ``hand_penalty``, ``score_scale`` and ``next_leader`` (``dominoer``, ``last_bone``,
     ``rotate``)."""
 
+    score_order = 1  # points: the higher total finishes ahead
+
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.target: int = options.get("target", 0)

@@ -57,6 +57,7 @@ class TargetGameRules(GameRules):
 
     #: The game is one round (Block): its winners win the game.
     one_round: ClassVar[bool] = False
+    score_order = 1  # points: the higher total finishes ahead
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)

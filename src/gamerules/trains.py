@@ -26,6 +26,8 @@ SET_MAX: Mapping[str, int] = MappingProxyType({"double-6": 6, "double-9": 9, "do
 class TrainGameRules(GameRules):
     """One round per engine double, penalties added, the lowest total wins."""
 
+    score_order = -1  # penalties: the lower total finishes ahead
+
     #: The double-12 set has 1,092 pips, and a 0-0 may count 50.
     max_award: ClassVar[int] = 1_200
 

@@ -428,10 +428,50 @@ def _forfeit(exc: Exception) -> dict[str, Any]:
         reason = "crash"
     else:
         reason = "illegal"
-    detail = _text(getattr(exc, "message", exc), 100_000)
+    full = _text(getattr(exc, "message", exc), 100_000)
+    detail = full
     if len(detail) > 500:  # what went wrong comes first, an external bot's stderr last
         detail = detail[:300] + " ... " + detail[-195:]
-    return {"seat": seat, "reason": reason, "detail": detail}
+    forfeit = {"seat": seat, "reason": reason, "detail": detail}
+    trace = _traceback(exc, full)
+    if trace:
+        forfeit["traceback"] = trace
+    return forfeit
+
+
+#: The frames of a crashing bot's traceback kept in its forfeit: the bot's own code is
+#: where it crashed, the deepest frames; the referee's above them say nothing new.
+TRACE_FRAMES = 6
+#: At most this many characters of a traceback (a frame's line of code may be long).
+TRACE_LIMIT = 4000
+_STDERR = "; its stderr ends with:\n"
+
+
+def _traceback(exc: BaseException, detail: str) -> str:
+    """The traceback of a bot's crash, for the bot's writer: an in-process bot's error
+    with its last frames (file, line, function, code), an external bot's stderr tail
+    (where its own runtime printed its traceback); "" when there is none."""
+    if _STDERR in detail:
+        return detail.partition(_STDERR)[2][-TRACE_LIMIT:]
+    cause = exc.__cause__
+    if cause is None or cause.__traceback__ is None:
+        return ""
+    import traceback
+
+    try:
+        frames = list(traceback.extract_tb(cause.__traceback__))
+        # the referee's own frames (compiled, bones.core) come before the bot's
+        while len(frames) > 1 and frames[0].filename.endswith(".pyx"):
+            frames = frames[1:]
+        frames = frames[-TRACE_FRAMES:]
+        text = "".join(
+            ["Traceback (most recent call last; the bot's last frames):\n"]
+            + traceback.format_list(frames)
+            + [f"{referee.raised(cause)}\n"]
+        )
+    except BaseException:  # noqa: BLE001  (a bot's exception may break anything)
+        return ""
+    return text if len(text) <= TRACE_LIMIT else "..." + text[-TRACE_LIMIT:]
 
 
 def _scorer_fault(exc: BaseException, variant: str) -> str | None:
@@ -572,7 +612,8 @@ def play_game(task: Mapping[str, Any]) -> dict[str, Any]:
     seed); ``start_game``; each round is played by :func:`bones.bot.play_round` (which
     delivers ``start_round``, every public event, ``choose`` and ``end_round``);
     ``end_game``.  A bot that raises (anything, ``SystemExit`` included), answers
-    anything but a legal move or overruns its time forfeits: its side loses the game and
+    anything but a legal move or overruns its time forfeits: it loses the game in every
+    seat it holds (:func:`~bones.match.journal.forfeit_result`) and
     the record says why.  An error of the engine (a variant's ``move_scorer`` that
     raises) voids the game: the record's ``error`` says what happened.
     """
@@ -717,7 +758,7 @@ def _release(guards: Sequence[Guard], watch: Watch | None) -> None:
 
 #: The fields of a game record that the runner reads (to journal, tally and summarise
 #: it); the rest travel only in its journal line.
-TALLIED = ("id", "group", "sides", "seat_bots", "ranks", "forfeit", "error", "seconds")
+TALLIED = ("id", "group", "sides", "seat_bots", "ranks", "scores", "forfeit", "error", "seconds")
 
 
 def play_games(batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

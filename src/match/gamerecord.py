@@ -56,7 +56,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..registry import family_of
-from .journal import JournalError, _sides_of, ranks_of, round_entry
+from .journal import JournalError, _sides_of, forfeit_result, ranks_of, round_entry
 
 __all__ = ["RecordError", "is_text_record", "read_text_record", "render", "write_text_record"]
 
@@ -90,10 +90,12 @@ def _result(meta: Mapping[str, Any], game: Any, sides: Sequence[Sequence[int]]) 
     forfeit = meta.get("forfeit")
     if forfeit is not None:
         seat = forfeit["seat"]
-        side = next((i for i, s in enumerate(sides) if seat in s), -1)
-        if side < 0:
+        specs = list(meta["seats"])
+        winners, _ = forfeit_result(sides, [specs.index(s) for s in specs], seat)
+        if not winners:
             return "aborted (an unknown seat forfeited)"
-        others = [x for i, s in enumerate(sides) if i != side for x in s]
+        # every seat of the forfeiting bot loses (bones 0.1 wrote its other seats here too)
+        others = [x for i in winners for x in sides[i]]
         return f"won by {_seat_names(meta, others)}: seat {seat} forfeits"
     winners = list(game.winners)
     if not winners or len(winners) == len(sides):
@@ -470,15 +472,17 @@ def _as_record(
         rec["error"] = meta["error"]
     elif forfeit is not None:
         side = next((i for i, s in enumerate(sides) if forfeit["seat"] in s), -1)
-        winners = [i for i in range(len(sides)) if i != side] if side >= 0 else []
-        losers = [side] if side >= 0 else []
+        winners, losers = forfeit_result(sides, rec["seat_bots"], forfeit["seat"])
         rec["scores"] = list(game.scores) if rounds else None
         rec.update(winners=winners, losers=losers, forfeit={**forfeit, "side": side})
-        rec["ranks"] = ranks_of(len(sides), winners, losers) if side >= 0 else None
+        rec["ranks"] = ranks_of(len(sides), winners, losers) if losers else None
     else:
         winners, losers = list(game.winners), list(game.losers)
         rec.update(scores=list(game.scores), winners=winners, losers=losers, forfeit=None)
-        rec["ranks"] = ranks_of(len(sides), winners, losers) if (winners or losers) else None
+        standings = game.game_rules.standings(game.scores, winners, losers)
+        rec["ranks"] = (
+            ranks_of(len(sides), winners, losers, standings) if (winners or losers) else None
+        )
     rec["seconds"] = None
     rec["longest_move"] = []
     return rec

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .journal import JournalError, JournalReader
+from .journal import JournalError, no_games, open_journal
 
 __all__ = ["format_games", "game_row", "list_games"]
 
@@ -56,6 +56,7 @@ def game_row(rec: Mapping[str, Any]) -> dict[str, Any]:
             "bot": seats[forfeit["seat"]] if 0 <= forfeit.get("seat", -1) < len(seats) else None,
             "reason": forfeit.get("reason"),
             "detail": forfeit.get("detail", ""),
+            "traceback": forfeit.get("traceback", ""),
         },
         "error": rec.get("error"),
     }
@@ -87,11 +88,10 @@ def list_games(
     order (at most ``limit``), the reader's warnings and how many games passed the
     filters (``limit`` aside).  ``lost_by``: a bot spec or a bot's name (every spec
     of that bot) that did not win a game someone won (:func:`_did_not_win`)."""
-    reader = JournalReader(path)
+    reader = open_journal(path)
     try:
         config = reader.config
-        if config is None:
-            raise JournalError(f"{os.fspath(path)} is empty (no match header)")
+        assert config is not None  # open_journal: a header or an error
         bots = list(config.get("bots") or [])
         if lost_by is not None and not any(_matches(b, lost_by) for b in bots):
             raise JournalError(
@@ -99,7 +99,9 @@ def list_games(
                 + ", ".join(bots)
             )
         rows = []
+        read = 0
         for rec in reader.games():
+            read += 1
             if variant is not None and rec["variant"] != variant:
                 continue
             if forfeits and not rec.get("forfeit"):
@@ -111,6 +113,8 @@ def list_games(
         warnings = list(reader.warnings)
     finally:
         reader.close()
+    if not read:
+        raise JournalError(no_games(os.fspath(path)))
     rows.sort(key=lambda r: r["id"])
     matched = len(rows)
     if limit is not None:
@@ -118,9 +122,12 @@ def list_games(
     return rows, warnings, matched
 
 
-def format_games(rows: Sequence[Mapping[str, Any]], matched: int | None = None) -> str:
+def format_games(
+    rows: Sequence[Mapping[str, Any]], matched: int | None = None, details: bool = False
+) -> str:
     """The rows as a table; a last line counts them (and the ``matched`` games, when
-    ``--limit`` left some out)."""
+    ``--limit`` left some out).  With ``details`` (``--forfeits``) each forfeit's message
+    and traceback follow its row: what a bot's writer needs to find the fault."""
     if not rows:
         return "No game matches."
     table = [["id", "variant", "seats", "result", "scores", "rounds", "moves", "forfeit"]]
@@ -140,13 +147,23 @@ def format_games(rows: Sequence[Mapping[str, Any]], matched: int | None = None) 
         )
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     right = {0, 5, 6}
-    lines = [
-        "  ".join(
-            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
-            for i, cell in enumerate(row)
-        ).rstrip()
-        for row in table
-    ]
+    lines = []
+    for row, shown in zip(table, [None, *rows], strict=True):
+        lines.append(
+            "  ".join(
+                cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+                for i, cell in enumerate(row)
+            ).rstrip()
+        )
+        lost = shown["forfeit"] if shown is not None else None
+        if details and lost:
+            forfeit = lost
+            trace = str(forfeit.get("traceback") or "")
+            detail = str(forfeit["detail"] or "")
+            if trace:  # an external bot's stderr tail is its traceback: once
+                detail = detail.partition("\n")[0]
+            text = [detail, *trace.splitlines()]
+            lines.extend(f"      {x}" for x in "\n".join(text).splitlines() if x.strip())
     if matched is not None and matched > len(rows):
         lines.append(f"({len(rows)} of {matched} games; --limit {len(rows)})")
     else:

@@ -42,12 +42,18 @@ __all__ = [
     "IdSet",
     "JournalReader",
     "check_game",
+    "empty_journal",
     "encode_game",
     "error_record",
     "forfeit_record",
+    "forfeit_result",
     "load_record",
     "make_record",
+    "no_games",
+    "not_a_journal",
+    "open_journal",
     "ranks_of",
+    "repair_hint",
     "read_journal",
     "round_entry",
     "round_json",
@@ -225,10 +231,40 @@ def encode_game(rec: Mapping[str, Any], rounds: Sequence[str]) -> str:
     return "{" + ",".join(part for part in (head, middle, tail) if part) + "}"
 
 
-def ranks_of(n_sides: int, winners: Sequence[int], losers: Sequence[int]) -> list[int]:
-    """Per side: 2 won, 0 lost, 1 neither (a Kozel middle player).  A game in which every
-    side has the same rank (a Block tie: nobody wins) is a draw."""
-    return [2 if s in winners else 0 if s in losers else 1 for s in range(n_sides)]
+def ranks_of(
+    n_sides: int,
+    winners: Sequence[int],
+    losers: Sequence[int],
+    standings: Sequence[Any] | None = None,
+) -> list[int]:
+    """Per side, where it finished: 2 for each side it finished ahead of and 1 for each
+    side it tied with (twice its pairwise points, so a higher rank is better and equal
+    ranks are equal, whatever the number of sides).  ``standings``: a key per side, the
+    higher finishing ahead (:meth:`bones.GameRules.standings`: the winners, then the
+    final scores); without them the winners finish ahead of the rest and the losers
+    behind (a forfeit).  A journal of bones 0.1 holds 2 won, 1 neither, 0 lost: the same
+    order, read as it was written."""
+    if standings is None:
+        won, lost = set(winners), set(losers)
+        standings = [2 if s in won else 0 if s in lost else 1 for s in range(n_sides)]
+    return [
+        sum(2 if mine > theirs else 1 if mine == theirs else 0 for theirs in standings) - 1
+        for mine in standings
+    ]
+
+
+def forfeit_result(
+    sides: Sequence[Sequence[int]], seat_bots: Sequence[int], seat: int
+) -> tuple[list[int], list[int]]:
+    """``(winners, losers)`` of a game forfeited by ``seat``: every side held by the bot
+    of that seat loses (a crash costs the bot the game in each seat it holds, so that
+    none of its other seats is counted among the winners), every other side wins.  An
+    unknown seat (-1): nobody ``([], [])``."""
+    if not 0 <= seat < len(seat_bots):
+        return [], []
+    culprit = seat_bots[seat]
+    losers = [i for i, side in enumerate(sides) if any(seat_bots[x] == culprit for x in side)]
+    return [i for i in range(len(sides)) if i not in losers], losers
 
 
 def _header(task: Mapping[str, Any], sides: Sequence[Sequence[int]]) -> dict[str, Any]:
@@ -259,23 +295,24 @@ def make_record(
     longest: Sequence[float] = (),
 ) -> dict[str, Any]:
     """The record of a game played from ``task``: a finished ``game`` or one stopped by a
-    ``forfeit`` (``{"seat", "reason", "detail"}``: the forfeiting side loses, the others
-    win)."""
+    ``forfeit`` (``{"seat", "reason", "detail"}``: :func:`forfeit_result`); a finished
+    game's ``ranks`` order every side by the rules' :meth:`~bones.GameRules.standings`."""
     sides = [list(s) for s in game.sides]
     rec = _header(task, sides)
     rec["rounds"] = rounds
     rec["scores"] = list(game.scores)
+    standings = None
     if forfeit is not None:
         side = next((i for i, s in enumerate(sides) if forfeit["seat"] in s), -1)
         forfeit = {**forfeit, "side": side}
-        winners = [i for i in range(len(sides)) if i != side]
-        losers = [side] if side >= 0 else []
+        winners, losers = forfeit_result(sides, rec["seat_bots"], forfeit["seat"])
     else:
         winners, losers = list(game.winners), list(game.losers)
+        standings = game.game_rules.standings(game.scores, winners, losers)
     rec["winners"] = winners
     rec["losers"] = losers
     rec["forfeit"] = forfeit
-    rec["ranks"] = ranks_of(len(sides), winners, losers) if (winners or losers) else None
+    rec["ranks"] = ranks_of(len(sides), winners, losers, standings) if (winners or losers) else None
     rec["seconds"] = round(seconds, 6)
     rec["longest_move"] = list(longest)
     return rec
@@ -301,12 +338,9 @@ def forfeit_record(task: Mapping[str, Any], seat: int, reason: str, detail: str)
     rec["rounds"] = []
     rec["scores"] = None
     side = next((i for i, s in enumerate(sides) if seat in s), -1)
-    if side >= 0:
-        winners = [i for i in range(len(sides)) if i != side]
-        rec["winners"], rec["losers"] = winners, [side]
-        rec["ranks"] = ranks_of(len(sides), winners, [side])
-    else:
-        rec["winners"], rec["losers"], rec["ranks"] = [], [], None
+    winners, losers = forfeit_result(sides, rec["seat_bots"], seat)
+    rec["winners"], rec["losers"] = winners, losers
+    rec["ranks"] = ranks_of(len(sides), winners, losers) if losers else None
     rec["forfeit"] = {"seat": seat, "side": side, "reason": reason, "detail": detail}
     rec["seconds"] = None
     rec["longest_move"] = []
@@ -400,12 +434,13 @@ def check_game(rec: Any, config: Mapping[str, Any] | None = None) -> str | None:
         return bad("sides", f"the seats 0 to {players - 1} grouped in sides")
     n = len(sides)
     ranks = rec.get("ranks")
+    top = max(2, 2 * (n - 1))  # ranks_of's best; bones 0.1 wrote 0, 1 or 2
     if ranks is not None and (
         not isinstance(ranks, list)
         or len(ranks) != n
-        or not all(r in (0, 1, 2) and _is_int(r) for r in ranks)
+        or not all(_is_int(r) and 0 <= r <= top for r in ranks)
     ):
-        return bad("ranks", f"null or {n} ranks (0, 1 or 2)")
+        return bad("ranks", f"null or {n} ranks (0 to {top})")
     for key in ("winners", "losers"):
         value = rec.get(key)
         if not isinstance(value, list) or not all(_is_int(x) and 0 <= x < n for x in value):
@@ -429,8 +464,9 @@ def check_game(rec: Any, config: Mapping[str, Any] | None = None) -> str | None:
         or not -1 <= forfeit["seat"] < players
         or not isinstance(forfeit.get("reason"), str)
         or not isinstance(forfeit.get("detail", ""), str)
+        or not isinstance(forfeit.get("traceback", ""), str)
     ):
-        return bad("forfeit", "null or {seat, reason, detail}")
+        return bad("forfeit", "null or {seat, reason, detail, traceback}")
     error = rec.get("error")
     if error is not None and not isinstance(error, str):
         return bad("error", "null or a message")
@@ -449,6 +485,55 @@ def check_game(rec: Any, config: Mapping[str, Any] | None = None) -> str | None:
                     f"({', '.join(bots)})"
                 )
     return None
+
+
+# The four cases every reader tells apart (a missing file is open_journal's own message).
+
+
+def not_a_journal(path: str) -> str:
+    return (
+        f"{path} is not a bones match journal (its first line is not a match header; "
+        "bones match --journal writes one)"
+    )
+
+
+def empty_journal(path: str) -> str:
+    return f"{path} is empty: not a match journal yet (a match writes its header line first)"
+
+
+def no_games(path: str) -> str:
+    return f"{path} is a match journal with no finished game yet"
+
+
+def repair_hint(path: str) -> str:
+    import shlex
+
+    where = shlex.quote(path)
+    return (
+        f"'bones journal check {where}' lists every bad line and 'bones journal repair "
+        f"{where}' sets them aside (docs/matches.md, Damaged journals)"
+    )
+
+
+def _why(exc: JournalError) -> str:
+    """What is wrong with a line, from the reader's error: without the path, the line
+    number and the hint."""
+    text = str(exc)
+    text = text.split("; 'bones journal check", 1)[0]
+    return re.sub(r"^.*?: line \d+(: | is )", "", text, count=1)
+
+
+def open_journal(path: str | os.PathLike[str]) -> JournalReader:
+    """A journal opened for reading with its header: a missing file, an empty one and a
+    file that is not a journal are each a :class:`JournalError` that says which."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise JournalError(f"{path}: no such file (no journal there)")
+    reader = JournalReader(path)
+    if reader.header is None:
+        reader.close()
+        raise JournalError(empty_journal(path))
+    return reader
 
 
 class JournalReader:
@@ -501,15 +586,23 @@ class JournalReader:
         self.identity: list[dict[str, Any]] | None = None
         #: How the bots changed, as resume lines record it (``--allow-changed-bots``).
         self.changes: list[str] = []
+        #: With a list (``bones journal check`` and ``repair``), :meth:`games` goes past
+        #: a bad line and records it here as ``(line number, why)`` instead of failing;
+        #: a record without a valid MAC and a cut-short last line are bad lines too.
+        self.bad: list[tuple[int, str]] | None = None
         self._pending: bytes | None = None
         first = self._next_line()
         if first is None:
             return
-        obj = self._parse(first)
-        if obj is None:
+        if not first.endswith(b"\n") and first.startswith(b'{"type":"match"'):
+            self._parse(first)  # a header cut short by a kill: an empty journal, warned
             return
-        if obj.get("type") != "match":
-            raise JournalError(f"{self.path} is not a bones match journal (no header line)")
+        try:
+            obj = json.loads(first)
+        except (ValueError, RecursionError):
+            obj = None
+        if not isinstance(obj, dict) or obj.get("type") != "match":
+            raise JournalError(not_a_journal(self.path))
         if obj.get("version") != JOURNAL_VERSION:
             raise JournalError(
                 f"{self.path}: journal version {_json(obj.get('version'))}; this bones reads "
@@ -525,6 +618,10 @@ class JournalReader:
 
     def _fail(self, what: str) -> JournalError:
         return JournalError(f"{self.path}: line {self.line}: {what}")
+
+    def _damaged(self, what: str) -> JournalError:
+        """A bad line after the header: the error says how to go past it."""
+        return JournalError(f"{self.path}: line {self.line}: {what}; {repair_hint(self.path)}")
 
     def _next_line(self) -> bytes | None:
         if self._pending is not None:
@@ -568,7 +665,7 @@ class JournalReader:
                 return None
             raise JournalError(
                 f"{self.path}: line {self.line} is corrupt (not a JSON object); only the last "
-                "line of a journal may be cut short"
+                f"line of a journal may be cut short; {repair_hint(self.path)}"
             ) from None
         return obj
 
@@ -631,19 +728,32 @@ class JournalReader:
             if line is None:
                 break
             text = line if rounds else _without_rounds(line)
-            obj = self._parse(line) if text is line else self._parse_light(text, line)
+            try:
+                obj = self._parse(line) if text is line else self._parse_light(text, line)
+            except JournalError as exc:
+                if self.bad is None:
+                    raise
+                self.bad.append((self.line, _why(exc)))
+                continue
             if obj is None:
+                if self.bad is not None:
+                    self.bad.append((self.line, "cut short (the match was killed writing it)"))
                 break
             self.good_bytes += len(line)
             kind = obj["type"]
             if kind == "game":
                 problem = check_game(obj, self.config)
+                if problem is not None and self.bad is not None:
+                    self.bad.append((self.line, problem))
+                    continue
                 if problem is not None:
-                    raise self._fail(problem)
+                    raise self._damaged(problem)
                 if self.key is not None:  # before the duplicates: a forgery shadows nothing
                     ok = _check_mac(text, self.key)
                     if ok is False or (ok is None and self.signed):
                         self.forged += 1
+                        if self.bad is not None:
+                            self.bad.append((self.line, "a game record without a valid MAC"))
                         if not first_forged:
                             first_forged = f"game {obj['id']} at line {self.line}"
                         continue
@@ -655,25 +765,13 @@ class JournalReader:
                         first_dup = f"game {obj['id']} again at line {self.line}"
                     continue
                 yield obj
-            elif kind == "resume":
-                config = self._config(obj)
-                assert self.header is not None
-                for key in _IDENTITY:
-                    if config.get(key) != self.header.get(key):
-                        raise self._fail(
-                            f"a resume line for another match: {key} {_json(config.get(key))}, "
-                            f"not {_json(self.header.get(key))} as in the header"
-                        )
-                if config.get("secret") != self.header.get("secret"):
-                    raise self._fail("a resume line with another secret than the header's")
-                self.config = config
-                self._resume(obj)
-                if obj.get("mac") == MAC_KIND and self.key is not None:
-                    self.signed = True  # never turned off again: a line cannot unsign
-            elif kind == "match":
-                raise self._fail("a second header line; a journal holds one match")
             else:
-                raise self._fail(f"unknown entry type {_json(kind)}")
+                try:
+                    self._other(obj)
+                except JournalError as exc:
+                    if self.bad is None:
+                        raise
+                    self.bad.append((self.line, _why(exc)))
         if self.forged:
             self.warnings.append(
                 f"{self.path}: {self.forged} game record(s) without a valid MAC "
@@ -685,6 +783,31 @@ class JournalReader:
                 f"{self.path}: {self.duplicates} game record(s) written twice ({first_dup}); "
                 "the first record of a game counts, later ones are ignored"
             )
+
+    def _other(self, obj: Mapping[str, Any]) -> None:
+        """A line that is not a game record: a resume line, else a :class:`JournalError`."""
+        kind = obj["type"]
+        if kind == "match":
+            raise self._damaged("a second header line; a journal holds one match")
+        if kind != "resume":
+            raise self._damaged(f"unknown entry type {_json(kind)}")
+        try:
+            config = self._config(obj)
+        except JournalError as exc:
+            raise self._damaged(_why(exc)) from None
+        assert self.header is not None
+        for key in _IDENTITY:
+            if config.get(key) != self.header.get(key):
+                raise self._damaged(
+                    f"a resume line for another match: {key} {_json(config.get(key))}, "
+                    f"not {_json(self.header.get(key))} as in the header"
+                )
+        if config.get("secret") != self.header.get("secret"):
+            raise self._damaged("a resume line with another secret than the header's")
+        self.config = config
+        self._resume(obj)
+        if obj.get("mac") == MAC_KIND and self.key is not None:
+            self.signed = True  # never turned off again: a line cannot unsign
 
     def final_config(self) -> dict[str, Any] | None:
         """The config after every resume line, read quickly: game lines are skipped
@@ -832,6 +955,8 @@ def load_record(path: str | os.PathLike[str], game: int | None = None) -> dict[s
                 if len(text) <= _RECORD_LIMIT:
                     with contextlib.suppress(ValueError, RecursionError):
                         whole = json.loads(text)
+    except FileNotFoundError:
+        raise JournalError(f"{path}: no such file (no journal or game record there)") from None
     except OSError as exc:
         raise JournalError(f"cannot read {path}: {exc.strerror or exc}") from None
     if isinstance(whole, dict) and whole.get("type") == "game":
@@ -842,6 +967,9 @@ def load_record(path: str | os.PathLike[str], game: int | None = None) -> dict[s
             raise JournalError(f"{path} holds game {whole.get('id')}, not game {game}")
         return whole
     reader = JournalReader(path)
+    if reader.header is None:
+        reader.close()
+        raise JournalError(empty_journal(path))
     ids = IdSet()
     found = None
     try:
@@ -857,7 +985,7 @@ def load_record(path: str | os.PathLike[str], game: int | None = None) -> dict[s
     if found is not None and (game is not None or len(ids) == 1):
         return found
     if not ids:
-        raise JournalError(f"{path} holds no finished game")
+        raise JournalError(no_games(path))
     if game is None:
         raise JournalError(
             f"{path} holds {len(ids)} games (ids {_ranges(list(ids))}); choose one with --game N"

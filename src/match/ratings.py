@@ -51,7 +51,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .journal import JournalError, JournalReader
+from .journal import JournalError, no_games, open_journal
 from .stats import game_scores
 
 __all__ = ["RatingError", "Ratings", "fit", "rate_journals", "format_ratings"]
@@ -213,17 +213,20 @@ class _Data:
         return self.index[label]
 
     def read(self, path: str) -> None:
-        reader = JournalReader(path)
+        reader = open_journal(path)
         try:
             config = reader.config
-            if config is None:
-                raise RatingError(f"{path} is empty (no match header)")
+            assert config is not None  # open_journal: a header or an error
             kind = f"{config.get('variant')}, {config.get('players')} players"
             self.kinds.setdefault(kind, []).append(path)
             specs = list(config.get("bots") or [])
             idents: list[Any] = list(reader.identity) if reader.identity else [None] * len(specs)
+            read = 0
             for rec in reader.games(rounds=False):
                 self._add(rec, specs, idents)
+                read += 1
+            if not read:
+                raise RatingError(no_games(path))
             self.warnings.extend(reader.warnings)
             self.unit_kinds.add("deal")
         finally:
@@ -566,6 +569,14 @@ def format_ratings(r: Ratings) -> str:
             f"resamples, seed {r.seed}"
             + (f"; {r.degenerate} without finite ratings" if r.degenerate else "")
             + "."
+        )
+    if r.bootstrap and r.units >= 2 and not r.alike and r.degenerate > 0.025 * r.bootstrap:
+        # more than the 2.5% tail without finite ratings: every bound is infinite
+        rows.append(
+            f"The intervals are unbounded: {r.degenerate} of {r.bootstrap} resamples had no "
+            "finite ratings (in them some bot won or lost every result: too few games "
+            "between some bots). Play more games, or give --prior 1 (one virtual draw "
+            "between every two bots that met, as bayeselo's prior) for finite intervals."
         )
     if r.prior:
         rows.append(f"Prior: {r.prior:g} virtual draws between every two bots that met.")

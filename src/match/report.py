@@ -15,9 +15,10 @@ import itertools
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .journal import IdSet, JournalReader
+from .journal import IdSet, JournalError, JournalReader, no_games, open_journal
 from .stats import (
     PENTANOMIAL,
     PENTANOMIAL_VALUES,
@@ -28,12 +29,53 @@ from .stats import (
     estimate_counts,
     game_scores,
     sign_test,
+    t_quantile,
 )
 
 if TYPE_CHECKING:
     from .schedule import PlayOrder
 
-__all__ = ["LiveTally", "Summary", "format_table", "summarize", "summarize_journal"]
+__all__ = [
+    "LiveTally",
+    "Summary",
+    "format_table",
+    "journal_summary",
+    "summarize",
+    "summarize_journal",
+]
+
+
+def _margins(rec: Mapping[str, Any], direction: int) -> dict[int, Fraction]:
+    """Per bot in a finished game, its sides' mean final score less the other bots'
+    sides' mean, signed so that more is better (``direction``: 1 points, -1 penalties)."""
+    bots = _side_bots(rec)
+    scores = rec["scores"]
+    out = {}
+    for bot in set(bots):
+        mine = [s for s, b in zip(scores, bots, strict=True) if b == bot]
+        theirs = [s for s, b in zip(scores, bots, strict=True) if b != bot]
+        if mine and theirs:
+            out[bot] = direction * (
+                Fraction(sum(mine), len(mine)) - Fraction(sum(theirs), len(theirs))
+            )
+    return out
+
+
+def _scoring(config: Mapping[str, Any]) -> tuple[int, str]:
+    """``(direction, unit)`` of a match's games: which way their final scores go and in
+    what (pips: the train games' penalties; points); ``(0, "")`` for a variant this
+    process cannot make (a plugin's that is not installed): no margins then."""
+    try:
+        from ..game import new_game
+        from ..gamerules.trains import TrainGameRules
+
+        game = new_game(
+            str(config["variant"]), int(config["players"]), 0, **dict(config.get("options") or {})
+        )
+    except Exception:  # noqa: BLE001  (a journal's variant: the summary goes on without)
+        return 0, ""
+    rules = game.game_rules
+    return rules.score_order, "pips" if isinstance(rules, TrainGameRules) else "points"
 
 
 def _side_bots(rec: Mapping[str, Any]) -> list[int]:
@@ -158,6 +200,34 @@ class _Histogram:
         return estimate_counts(self.counts).to_dict()
 
 
+class _Running:
+    """A mean and its 95% t interval from values added one at a time: a bot's margin
+    per deal, whose values are too many kinds to count.  The sums are exact fractions
+    (a margin is a ratio of whole scores), so the order the deals close in -- a resumed
+    match's, a worker's -- changes no digit."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.total = Fraction(0)
+        self.squares = Fraction(0)
+
+    def add(self, value: Fraction) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+
+    def to_dict(self, unit: str) -> dict[str, Any] | None:
+        if not self.n:
+            return None
+        mean = self.total / self.n
+        lo = hi = None
+        if self.n >= 2:
+            variance = (self.squares - self.n * mean * mean) / (self.n - 1)
+            half = t_quantile(0.975, self.n - 1) * math.sqrt(float(variance) / self.n)
+            lo, hi = float(mean) - half, float(mean) + half
+        return {"unit": unit, "mean": float(mean), "lo": lo, "hi": hi, "n": self.n}
+
+
 class _PairFold:
     def __init__(self) -> None:
         self.wdl = [0, 0, 0]
@@ -206,9 +276,20 @@ class _Fold:
     duplicate sets and deals still open, not with the games."""
 
     def __init__(
-        self, k: int, group_size: int, penta: bool, per_deal: int, order: PlayOrder | None
+        self,
+        k: int,
+        group_size: int,
+        penta: bool,
+        per_deal: int,
+        order: PlayOrder | None,
+        scoring: tuple[int, str] = (0, ""),
     ) -> None:
         self.k = k
+        # which way the game's scores go (GameRules.score_order) and their unit: a bot's
+        # margin is its sides' mean final score less the other bots', made "higher is
+        # better" (0: the variant is not known here, no margin)
+        self.direction, self.unit = scoring
+        self.margins = [_Running() for _ in range(k)]
         self.group_size = group_size
         self.penta = penta
         self.per_deal = per_deal
@@ -219,6 +300,7 @@ class _Fold:
         self.units = [_Histogram() for _ in range(k)]
         self.forfeits: list[dict[str, int]] = [{} for _ in range(k)]
         self.why: list[dict[str, str]] = [{} for _ in range(k)]  # reason -> first detail
+        self.trace: list[dict[str, str]] = [{} for _ in range(k)]  # and its traceback
         self.pairs: dict[tuple[int, int], _PairFold] = {}
         self.aborted = 0
         self.void = 0
@@ -253,8 +335,12 @@ class _Fold:
         deal = gid // self.per_deal
         dealt = self.deals.get(deal)
         if dealt is None:
-            dealt = self.deals[deal] = [0, {}]
+            dealt = self.deals[deal] = [0, {}, {}]
         dealt[0] += 1
+        if self.direction and scored and not r.get("forfeit") and r.get("scores"):
+            for bot, margin in _margins(r, self.direction).items():
+                if 0 <= bot < self.k:
+                    dealt[2].setdefault(bot, []).append(margin)
         place = gid if self.order is None else self.order.rank(gid)
         for bot, score, wdl in scores:
             self.games[bot] += 1
@@ -267,7 +353,9 @@ class _Fold:
             if 0 <= culprit < self.k:
                 reason = forfeit["reason"]
                 self.forfeits[culprit][reason] = self.forfeits[culprit].get(reason, 0) + 1
-                self.why[culprit].setdefault(reason, _first_line(forfeit.get("detail")))
+                if reason not in self.why[culprit]:
+                    self.why[culprit][reason] = _forfeit_line(forfeit)
+                    self.trace[culprit][reason] = str(forfeit.get("traceback") or "")
         for key, s, wdl in pairs:
             pair = self.pairs.get(key)
             if pair is None:
@@ -284,7 +372,9 @@ class _Fold:
         """A bot's unit is its mean score over a deal's games (the games of a deal share
         its luck, across encounters too); with a shuffled play order, whether its last
         game of the deal scored better than its first (the fairness monitor)."""
-        _, bots = self.deals.pop(deal)
+        _, bots, margins = self.deals.pop(deal)
+        for bot, values in margins.items():
+            self.margins[bot].add(sum(values, Fraction(0)) / len(values))
         for bot, played in bots.items():
             self.units[bot].add(math.fsum(v for _, v in played) / len(played))
             if self.order is None or len(played) < 2:
@@ -347,7 +437,8 @@ class Summary:
         penta = n_sides == 2 and duplicate and self.group_size == 2
         shuffled = self.config.get("order") == "shuffled"
         order = PlayOrder(per_deal, self.order_key) if shuffled else None
-        self.fold = _Fold(len(self.names), self.group_size, penta, per_deal, order)
+        scoring = _scoring(self.config) if n_sides else (0, "")
+        self.fold = _Fold(len(self.names), self.group_size, penta, per_deal, order, scoring)
         return self.fold
 
     def add(self, r: Mapping[str, Any]) -> None:
@@ -384,6 +475,8 @@ class Summary:
                     "forfeits": fold.forfeits[i],
                     "fairness": _fairness(fold.later[i], fold.order is not None),
                     "forfeit_details": fold.why[i],
+                    "forfeit_tracebacks": fold.trace[i],
+                    "margin": fold.margins[i].to_dict(fold.unit),
                 }
             )
         pairs = []
@@ -485,6 +578,17 @@ def summarize(
     for r in make():
         summary.add(r)
     return summary.result(test)
+
+
+def journal_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """:func:`summarize_journal` of a finished or stopped match, for ``bones report``: a
+    missing or empty file, one that is not a journal and a journal with no finished game
+    are each a :class:`~bones.match.journal.JournalError` that says which."""
+    open_journal(path).close()
+    summary = summarize_journal(path)
+    if not summary["played"]:
+        raise JournalError(no_games(os.fspath(path)))
+    return summary
 
 
 def summarize_journal(
@@ -651,8 +755,21 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"{_interval(_clip(e['score_lo']), _clip(e['score_hi']), _pct):<16} "
             f"{_elo_of(e['score']):>7}  {_interval(e['score_lo'], e['score_hi'], _elo_of)}"
         )
+    lines.append(_units_line(summary, [(b["bot"], b["estimate"]) for b in bots if b["games"]]))
     if any(b["estimate"]["n"] == 1 for b in bots):
         lines.append(f"n/a: not available, 1 {_unit_name(summary, 1)}: an interval needs 2 or more")
+    margins = [(b["bot"], b["margin"]) for b in bots if b.get("margin")]
+    if margins:
+        unit = margins[0][1]["unit"]
+        lines.append(
+            f"Margin per game in {unit} (its sides' mean final score against the other "
+            "bots', more is better; 95% intervals): "
+            + "; ".join(
+                f"{name} {m['mean']:+.1f}"
+                + (f" [{m['lo']:+.1f}, {m['hi']:+.1f}]" if m["lo"] is not None else "")
+                for name, m in margins
+            )
+        )
     pairs = summary.get("pairs") or []
     lines.extend(
         _same_note(summary, name, e)
@@ -674,10 +791,11 @@ def format_table(summary: Mapping[str, Any]) -> str:
                 f"{_interval(_clip(e['score_lo']), _clip(e['score_hi']), _pct):<16} "
                 f"{_elo_of(e['score']):>7}  {_pm(e)}"
             )
+        lines.append(_units_line(summary, [(" vs ".join(p["bots"]), p["estimate"]) for p in pairs]))
     if len(bots) == 2 and pairs:
         p = pairs[0]
         e = p["estimate"]
-        unit = _unit_name(summary)
+        unit = _unit_name(summary, p["units"])
         lines.append("")
         part = p.get("incomplete_units") or 0
         part_text = f", {part} of them incomplete" if part else ""
@@ -703,7 +821,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             )
         else:
             los = (
-                f"LOS {_pct(e['los'])}"
+                f"LOS {_los(e['los'])}"
                 if e["los"] is not None
                 else f"every one scored {_pct(e['score'])}: the interval is the exact bound"
                 ", LOS not available"
@@ -713,7 +831,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
                 f"{spread} (95%, {p['units']} {unit}{part_text}), {los}"
             )
     for p in pairs:
-        if p.get("pentanomial"):
+        # one deal pair has no spread: its counts would say nothing the scores do not
+        if p.get("pentanomial") and p["units"] > 1:
             counts = ", ".join(f"{k} {v}" for k, v in p["pentanomial"].items())
             n = sum(p["pentanomial"].values())
             whole = " complete" if p.get("incomplete_units") else ""
@@ -737,7 +856,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) -> {verdict}"
         )
     fair = summary.get("fairness") or {}
-    if fair.get("order") == "shuffled" and any(b["fairness"]["deals"] for b in bots):
+    # a deal scored the same in its first and last game says nothing of fairness
+    if fair.get("order") == "shuffled" and any(_decided(b.get("fairness")) for b in bots):
         tests = "; ".join(
             f"{b['bot']} {b['fairness']['later_better']}/{b['fairness']['later_worse']} "
             f"p={_p(b['fairness']['p'])}" + (" FLAGGED" if b["fairness"]["flagged"] else "")
@@ -762,6 +882,21 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if summary.get("journal"):
         lines.append(f"Journal: {summary['journal']}")
     return "\n".join(lines)
+
+
+def _forfeit_line(forfeit: Mapping[str, Any]) -> str:
+    """A forfeit in one line: what went wrong (the detail's first line) and where, the
+    last line of a bot's stderr (an external bot) or the deepest frame of its traceback
+    (file and line of an in-process bot)."""
+    detail = str(forfeit.get("detail") or "")
+    head, sep, tail = detail.partition("; its stderr ends with:\n")
+    line = _first_line(head)
+    if sep:
+        last = [x.strip() for x in tail.splitlines() if x.strip()]
+        return f"{line}; its stderr ends with: {last[-1][:200]}" if last else line
+    frames = [x.strip() for x in str(forfeit.get("traceback") or "").splitlines()]
+    where = [x for x in frames if x.startswith("File ")]
+    return f"{line} ({where[-1]})" if where else line
 
 
 def _first_line(detail: Any) -> str:
@@ -789,6 +924,43 @@ def _forfeit_lines(bots: Sequence[Mapping[str, Any]]) -> list[str]:
             if why:
                 lines.append(f"  {b['bot']}, {reason}, first: {why}")
     return lines
+
+
+def _units_line(summary: Mapping[str, Any], rows: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """How many independent units the intervals of ``rows`` (name, estimate) rest on, and
+    why an interval that spans nearly everything does: a table of few deals says so,
+    not just [0%, 100%]."""
+    counts = sorted({e["n"] for _, e in rows if e["n"]})
+    if not counts:
+        return "95% intervals: no game scored yet"
+    n = counts[0] if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    why = (
+        "each game a deal of its own"
+        if summary.get("group_size", 1) == 1
+        else "the unit: a deal's games share its luck"
+    )
+    line = f"95% intervals over {n} {_unit_name(summary, counts[-1])} ({why})"
+    wide = [
+        name
+        for name, e in rows
+        if e["score_lo"] is not None and e["score_hi"] - e["score_lo"] >= 0.5
+    ]
+    if wide:
+        line += f"; {', '.join(wide)}: too few {_unit_name(summary)} to narrow the interval"
+    return line
+
+
+def _decided(fairness: Mapping[str, Any] | None) -> bool:
+    return bool(fairness) and fairness["later_better"] + fairness["later_worse"] > 0  # type: ignore[index]
+
+
+def _los(x: float | None) -> str:
+    """A likelihood of superiority: never 100.0% or 0.0% from a handful of deals."""
+    if x is not None and math.isfinite(x) and x > 0.999:
+        return ">99.9%"
+    if x is not None and math.isfinite(x) and x < 0.001:
+        return "<0.1%"
+    return _pct(x)
 
 
 def _unit_name(summary: Mapping[str, Any], count: int = 2) -> str:

@@ -260,7 +260,8 @@ def estimate(score: float, variance: float, n: int) -> Estimate:
         note = SAME_EXTREME.format("0" if score <= 0.0 else "1")
     else:
         half = _half_width(variance, n)
-        lo, hi = score - half, score + half
+        # a score lies in [0, 1]: an interval past it would promise what no bot can reach
+        lo, hi = max(score - half, 0.0), min(score + half, 1.0)
         note = ""
     elo_lo, elo_hi = elo_from_score(lo), elo_from_score(hi)
     error = (elo_hi - elo_lo) / 2.0
@@ -467,8 +468,9 @@ class SPRT:
 def game_scores(ranks: Sequence[int], side_bots: Sequence[int]) -> dict[int, tuple[float, int]]:
     """Each bot's pairwise score in one game: ``{bot: (points, comparisons)}``.
 
-    ``ranks``: per side, 2 won, 1 neither, 0 lost (a game in which every side has the same
-    rank is a draw); ``side_bots``: the bot playing each side.  Every pair of sides held
+    ``ranks``: per side, its place, higher finishing ahead and equal ranks tied
+    (:func:`bones.match.journal.ranks_of`; bones 0.1 wrote 2 won, 1 neither, 0 lost);
+    ``side_bots``: the bot playing each side.  Every pair of sides held
     by different bots is compared: the better rank scores 1, equal ranks 1/2 each.  A
     bot's game score is its points divided by its comparisons; with two sides it is the
     usual 1, 1/2 or 0.

@@ -157,15 +157,10 @@ section { margin-bottom: 1.5em; }
 
 def report_html(path: str | os.PathLike[str]) -> str:
     """One self-contained HTML page reporting the match in the journal at ``path``."""
-    from ..match.journal import JournalError
-    from ..match.report import format_table, summarize_journal
+    from ..match.report import format_table, journal_summary
 
     plt = _pyplot()
-    summary = summarize_journal(path)
-    if not summary["config"]:
-        raise JournalError(f"{os.fspath(path)} is not a match journal (no match header line)")
-    if not summary["played"]:
-        raise JournalError(f"{os.fspath(path)} holds no finished game")
+    summary = journal_summary(path)
     series = match_series(path, summary)
     sections: list[tuple[str, str]] = [
         ("The match", f"<pre id='table'>{_lines(format_table(summary))}</pre>"),

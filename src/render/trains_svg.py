@@ -755,26 +755,34 @@ def train_frame_parts(
     ]
     if relative:
         board = [_move(0, top), *board, "</g>"]
-    y = top + bh + 4
-    y += _LINE + 6
+    below = top + bh + 4 + _LINE + 6  # under the board and its legend
+    # With more than four seats the hands go beside the board, not under it: eight hands
+    # and nine trains stacked made a picture taller than wide, which a window shrank
+    # until its numbers were a few pixels high.
+    beside = frame.players > 4
+    dx = bw + 2 * _MARGIN if beside else 0.0  # the hands' column, from the left margin
+    y = top if beside else below
     rows = []
-    widest = bw
+    hands = 0.0
     for seat in range(frame.players):
-        row, w, h = _hand_row(frame, seat, _MARGIN, 0.0 if relative else y, relative)
-        rows += [_move(0, y), *row, "</g>"] if relative else row
-        widest = max(widest, w)
+        row, w, h = _hand_row(
+            frame, seat, _MARGIN + (0 if relative else dx), 0.0 if relative else y, relative
+        )
+        rows += [_move(dx, y), *row, "</g>"] if relative else row
+        label = 7.2 * len(frame.seat_names[seat]) + 150  # "seat: 12 tiles, 85 pips"
+        hands = max(hands, w, label)
         y += h
     stock = frame.stock_size
     rows.append(
         f"<g class='stock' data-size='{stock}'>"
-        + _text(_MARGIN, y + 13, f"boneyard: {stock} tile{'s' if stock != 1 else ''}")
+        + _text(_MARGIN + dx, y + 13, f"boneyard: {stock} tile{'s' if stock != 1 else ''}")
         + "</g>"
     )
     y += _LINE + 4
     text_width = max(len(line) * (8.6 if i == 0 else 7.2) for i, line in enumerate(lines))
     text_width = max(text_width, len(legend) * 6.4)
-    width = max(widest, text_width, 360) + 2 * _MARGIN
-    height = y + _MARGIN
+    width = max(dx + hands, bw, text_width, 360) + 2 * _MARGIN
+    height = max(y, below) + _MARGIN
     text = [
         piece
         for i, line in enumerate(lines)
