@@ -16,11 +16,11 @@ from __future__ import annotations
 import abc
 import random
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .records import MAX_MESSAGE_BYTES
-from .registry import families, family, family_of, part_of
+from .registry import families, family, family_of, on_reset, part_of
 
 if TYPE_CHECKING:
     from .records import Event, RoundResult
@@ -62,6 +62,41 @@ def family_of_bytes(data: object, part: str) -> str:
         f"not a bones {part}: the bytes are the {part} of no registered game family "
         f"({', '.join(families())}; docs/serialization.md)"
     )
+
+
+#: The caches of the faces' dispatch: a variant's ``deal``, the class that loads bytes
+#: starting with a given head (a registry reset forgets them: bones.registry.on_reset).
+_DEALS: dict[Any, Any] = {}
+_LOADERS: dict[tuple[str, bytes], Any] = {}
+_HEAD = 8  # bytes of a message that tell its family: the array header and first items
+
+
+def _part(variant: Any, part: str, cache: dict[Any, Any]) -> Any:
+    found = part_of(variant, part)
+    if len(cache) < 4096:  # bounded: Variant objects are keys too
+        cache[variant] = found
+    return found
+
+
+def _loader(data: object, part: str) -> Any:
+    """The class (a family's ``round`` or ``observation`` part) that reads ``data``:
+    the family whose detector claims it, remembered by the message's first bytes (every
+    message of one family and schema starts alike, so a loop of loads asks once)."""
+    head = bytes(data[:_HEAD]) if isinstance(data, (bytes, bytearray, memoryview)) else b""
+    found = _LOADERS.get((part, head))
+    if found is None:
+        found = family(family_of_bytes(data, part)).part(part)
+        if head and len(_LOADERS) < 256:
+            _LOADERS[(part, head)] = found
+    return found
+
+
+def _forget() -> None:
+    _DEALS.clear()
+    _LOADERS.clear()
+
+
+on_reset(_forget)
 
 
 class _Face(abc.ABC):  # noqa: B024  (its subclasses declare the abstract interface)
@@ -157,9 +192,7 @@ class Observation(_Face):
     @classmethod
     def from_msgpack(cls, data: bytes) -> Observation:
         """The observation of any family in ``data``; ValueError for anything else."""
-        found: Observation = (
-            family(family_of_bytes(data, "observation")).part("observation").from_msgpack(data)
-        )
+        found: Observation = _loader(data, "observation").from_msgpack(data)
         return found
 
 
@@ -203,12 +236,14 @@ class Round(_Face):
     ) -> Round:
         """A random deal of ``variant`` from ``seed`` (the same on every machine), made by
         its family.  ``leader=None`` applies the variant's first-round rule."""
-        if type(variant) is not str:  # a Variant: the cores take its registered name
+        deal: Callable[..., Round] | None = _DEALS.get(variant)  # all a loop's deal pays
+        if deal is None:
+            deal = _part(variant, "deal", _DEALS)
+        if not isinstance(variant, str):  # a Variant: the cores take its registered name
             variant = variant.name
-        found: Round = part_of(variant, "deal")(
-            variant, players, seed, leader, lead_tile, scores, **options
-        )
-        return found
+        if options:  # only then: a call with **{} takes CPython's slower path
+            return deal(variant, players, seed, leader, lead_tile, scores, **options)
+        return deal(variant, players, seed, leader, lead_tile, scores)
 
     @classmethod
     def from_deal(
@@ -227,7 +262,7 @@ class Round(_Face):
         """A round of ``variant`` from an explicit deal (``hands``, one list of tiles per
         seat; ``stock`` top first), ``moves`` replayed; ``partial=True`` allows hands and
         a stock smaller than a full deal (worked examples)."""
-        if type(variant) is not str:
+        if not isinstance(variant, str):
             variant = variant.name
         found: Round = part_of(variant, "from_deal")(
             variant, hands, stock, leader, lead_tile, scores, moves, seed, partial, **options
@@ -238,7 +273,7 @@ class Round(_Face):
     def from_msgpack(cls, data: bytes) -> Round:
         """The round of any family in ``data`` (its ``to_msgpack`` bytes); ValueError for
         anything else."""
-        found: Round = family(family_of_bytes(data, "round")).part("round").from_msgpack(data)
+        found: Round = _loader(data, "round").from_msgpack(data)
         return found
 
     @abc.abstractmethod

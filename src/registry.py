@@ -308,6 +308,15 @@ def current() -> object | None:
     return reg if reg is _cache else None
 
 
+_ON_RESET: list[Callable[[], None]] = []
+
+
+def on_reset(forget: Callable[[], None]) -> None:
+    """Call ``forget()`` whenever the registry is reset: a cache of what the registry
+    answered (the faces' dispatch in bones.api) must not outlive it."""
+    _ON_RESET.append(forget)
+
+
 def reset(*, plugins: bool = True) -> None:
     """Forget the cached registry.  With ``plugins=True`` (default) also forget the plugin
     manager, so installed plugins are loaded again; ``plugins=False`` keeps the manager
@@ -317,6 +326,8 @@ def reset(*, plugins: bool = True) -> None:
         _cache = None
         _FAMILY_OF.clear()
         _PARTS.clear()
+        for forget in _ON_RESET:
+            forget()
         if plugins:
             reset_plugin_manager()
     core_rules = sys.modules.get("bones.core.rules")

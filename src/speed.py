@@ -53,7 +53,7 @@ def python_loop(
     start = clock()
     elapsed = 0.0
     while rounds == 0 or elapsed < seconds:
-        r = deal(spec, players, s, None, None, None, **options)
+        r = deal(spec.name, players, s, None, None, None, **options)
         while not r.is_over:
             legal = r.legal_moves
             r.play(legal[randrange(len(legal))])

@@ -418,3 +418,17 @@ def test_a_variant_whose_base_no_family_runs_is_refused(fresh_registry):
     with pytest.warns(PluginWarning, match="no registered game family runs the rule base"):
         registry.reset(plugins=False)
         assert "orphan" not in bones.variants()
+
+
+def test_the_old_names_warn_for_one_release():
+    from bones.render import trains_replay, trains_svg
+
+    train = bones.Round.deal("mexican-train", players=2, seed=1)
+    line = bones.Round.deal("straight", players=2, seed=1)
+    with pytest.warns(DeprecationWarning, match="family"):
+        assert trains_svg.is_train_round(train) and not trains_svg.is_train_round(line)
+    with pytest.warns(DeprecationWarning, match="family"):
+        assert trains_replay.is_train_record({"variant": "chicken-foot"})
+    with pytest.warns(DeprecationWarning, match="layout_name"):
+        assert train.observation(0).layout == "trains"
+    assert train.observation(0).layout_name == "trains"

@@ -230,7 +230,7 @@ class TinyRound:
         return out
 
     def observation_tensor(self, seat: int, out: Any = None) -> list[float]:
-        return [1.0 if (t in self._hands[seat]) else 0.0 for t in map(lambda x: TinyTile(*x), TILES)]
+        return [1.0 if TinyTile(*t) in self._hands[seat] else 0.0 for t in TILES]
 
     def returns(self) -> tuple[float, ...]:
         result = self.result
@@ -327,7 +327,8 @@ class TinyRound:
             tag, version, variant, options, leader, hands, scores, moves = msgpack.unpackb(data)
             if (tag, version) != (SCHEMA_ROUND, 1):
                 raise ValueError("wrong header")
-            rnd = cls(variant, [[TinyTile.parse(t) for t in h] for h in hands], leader, scores, options)
+            dealt = [[TinyTile.parse(t) for t in h] for h in hands]
+            rnd = cls(variant, dealt, leader, scores, options)
             for move in moves:
                 rnd.play(move)
         except Exception as exc:
@@ -517,7 +518,8 @@ def deal(
     tiles = [TinyTile(*t) for t in TILES]
     rng.shuffle(tiles)
     hands = [tiles[i * size : (i + 1) * size] for i in range(players)]
-    return TinyRound(variant, hands, rng.randrange(players) if leader is None else leader, scores, options)
+    first = rng.randrange(players) if leader is None else leader
+    return TinyRound(variant, hands, first, scores, options)
 
 
 def from_deal(

@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 
 from ..errors import OptionError
 from ..records import msgpack_head
+from ..registry import variant as lookup
 from ..trains_records import TRAIN_KIND
 from ..variant import SET_MAX, Variant, brief
-from ..registry import variant as lookup
 from .round import derive_seed
 from .trains import SCHEMA, TrainRound, random_playouts
 

@@ -33,6 +33,8 @@ from libc.stdint cimport int8_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 from bones.core.bitops cimport monotonic
 
+import warnings
+
 import msgpack
 
 from bones.core.rng cimport rng_seed
@@ -160,6 +162,18 @@ class TrainLayout(tuple):
 
     def __repr__(self):
         return f"TrainLayout({list(self)!r}, {self.name!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, str):  # the layout used to be the table's name
+            warnings.warn("a train layout is now the placed moves: compare layout_name "
+                          "with 'trains' or 'chicken_foot'", DeprecationWarning, stacklevel=2)
+            return self.name == other
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
     def __reduce__(self):
         return (TrainLayout, (tuple(self), self.name))

@@ -383,9 +383,7 @@ class Terminal:
         """Where ``rnd`` stands now, for :meth:`explain` after the next move."""
         return Mark(len(rnd.events), rnd.stock_size, 0, ())
 
-    def explain(
-        self, rnd: Any, mark: Mark, names: Sequence[str], viewer: int | None
-    ) -> list[str]:
+    def explain(self, rnd: Any, mark: Mark, names: Sequence[str], viewer: int | None) -> list[str]:
         """One line for each move, draw and pass of ``rnd`` since ``mark``."""
         return [f"{names[e.seat]} {self.event_text(e)}" for e in rnd.events[mark.events :]]
 

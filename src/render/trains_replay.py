@@ -74,3 +74,27 @@ def train_replay_steps(record: Mapping[str, Any], seat: int | None = None) -> li
         if rnd.result is not None and not game.is_over and index < len(rounds) - 1:
             game.next_round()
     return steps
+
+
+def __getattr__(name: str) -> Any:
+    """``is_train_record``, kept for one release: the family registry answers now."""
+    if name == "is_train_record":
+        import warnings
+
+        warnings.warn(
+            "bones.render.trains_replay.is_train_record is deprecated: ask the family "
+            "(bones.registry.family_of(record['variant']).name == 'trains')",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _is_train_record
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_train_record(record: Mapping[str, Any]) -> bool:
+    from ..registry import family_of
+
+    try:
+        return family_of(record["variant"]).name == "trains"
+    except Exception:  # not a record, an unknown variant
+        return False

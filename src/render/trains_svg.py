@@ -811,3 +811,24 @@ def train_svg_of(obj: Any, names: Sequence[str] | None = None) -> str:
     if hasattr(obj, "round_index"):  # a bones.Game
         return render_train_frame(frame_of_train_game(obj, names))
     return render_train_frame(frame_of_train_round(obj, names))
+
+
+def __getattr__(name: str) -> Any:
+    """``is_train_round``, kept for one release: the family registry answers now."""
+    if name == "is_train_round":
+        import warnings
+
+        warnings.warn(
+            "bones.render.trains_svg.is_train_round is deprecated: ask the family "
+            "(bones.registry.family_of(obj.variant).name == 'trains')",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _is_train_round
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_train_round(obj: Any) -> bool:
+    from ..registry import family_of
+
+    return family_of(obj.variant).name == "trains"
