@@ -141,7 +141,7 @@ def test_bad_input_is_refused():
         with pytest.raises(TypeError):
             fn(r, legal)
         with pytest.raises(ValueError, match="budget"):
-            fn(obs, legal, 0)
+            fn(obs, legal, budget=0)
 
 
 def test_decisions_read_only_the_observation():

@@ -17,12 +17,13 @@ variant, only slower (docs/bots.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..bot import Bot, BotSpec
+from ..errors import OptionError
 from ..registry import variant as lookup_variant
-from ..variant import Option
+from ..variant import TRAIN_BASES, Option
 from . import hookimpl
 
 if TYPE_CHECKING:
@@ -44,17 +45,34 @@ __all__ = [
 
 _train_observation: type | None = None  # bones.core.observation.TrainObservation, once seen
 
+LINE = "line"  #: the line games on the double-six set (``_family``)
+TRAINS = "trains"  #: the train games (``_family``)
+#: each family in words, for error messages
+FAMILY_NAMES = {
+    LINE: "the line games (straight, multiplayer, kozel, block, draw, fives-and-threes)",
+    TRAINS: "the train games (Mexican Train, Chicken Foot)",
+}
 
-def _is_train(observation: object) -> TypeGuard[TrainObservation]:
-    """A train game's observation: those bots play through the train cores.  The class is
-    looked up at the first decision, not at import, so that loading the plugins does not
-    load the core; later decisions reuse it."""
+
+def _family(game: object) -> str:
+    """The family (:data:`LINE` or :data:`TRAINS`) of ``game``: a variant's name, or an
+    observation.  The one place these bots ask which family a game is (issue 41's family
+    registry takes its place).  The observation's class is looked up at the first
+    decision, not at import, so that loading the plugins does not load the core; later
+    decisions reuse it."""
     global _train_observation
+    if isinstance(game, str):
+        return TRAINS if lookup_variant(game).base in TRAIN_BASES else LINE
     if _train_observation is None:
         from ..core.observation import TrainObservation
 
         _train_observation = TrainObservation
-    return type(observation) is _train_observation
+    return TRAINS if type(game) is _train_observation else LINE
+
+
+def _is_train(observation: object) -> TypeGuard[TrainObservation]:
+    """A train game's observation: those bots play through the train cores."""
+    return _family(observation) == TRAINS
 
 
 #: The expert's weights by variant family (``Variant.base``), in the order of
@@ -127,6 +145,50 @@ _FEATURE_DOCS = {
 }
 
 
+_WEIGHTS_NOT_IN_TRAINS = (
+    "the expert's weights score the line games' features; in the train games the expert "
+    "and the expert playout policy are the train planner (bones.core.trainpolicy)"
+)
+
+#: per family, the options of the built-in bots that do not apply there, and why; an
+#: option is refused only when it is set (not None: these options default to None)
+NOT_IN: dict[str, dict[str, str]] = {
+    TRAINS: {
+        "exact": "the train games have no exact endgame solver (bones.core.trainsearch)",
+        **{name: _WEIGHTS_NOT_IN_TRAINS for name in _FEATURE_DOCS},
+    },
+    LINE: {},
+}
+#: per family, option values that do not apply there, and why
+VALUES_NOT_IN: dict[str, dict[tuple[str, object], str]] = {
+    TRAINS: {},
+    LINE: {("policy", "chain"): "the chain heuristic plays a train game's own train"},
+}
+#: the playout policies with a move of their own for pimc's ``gate`` to keep, per family
+GATED = {LINE: ("expert",), TRAINS: ("expert", "chain")}
+
+
+def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
+    """:class:`bones.OptionError` naming the option and the family if an option in
+    ``options`` (a bot's, as set) does not apply to ``game``'s family (a variant's name or
+    an observation, ``_family``): the built-in bots never ignore an option silently."""
+    family = _family(game)
+    where = FAMILY_NAMES[family]
+    for name, why in NOT_IN[family].items():
+        if options.get(name) is not None:
+            raise OptionError(f"{bot}: option {name!r} does not apply to {where}: {why}")
+    for (name, value), why in VALUES_NOT_IN[family].items():
+        if options.get(name) == value:
+            raise OptionError(f"{bot}: option {name}={value} does not apply to {where}: {why}")
+    if options.get("gate") is not None and options.get("policy") not in GATED[family]:
+        raise OptionError(
+            f"{bot}: option 'gate' does not apply to policy {options.get('policy')!r} in "
+            f"{where}: it keeps the policy's own move, and only "
+            f"{' and '.join(GATED[family])} {'has' if len(GATED[family]) == 1 else 'have'} "
+            "one"
+        )
+
+
 def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]:
     """The expert's weights for ``variant``: its family's defaults, then ``overrides``
     (``None`` values keep the default)."""
@@ -146,6 +208,20 @@ class _CompiledBot(Bot):
         self._overrides = {k: options.get(k) for k in _FEATURE_DOCS}
         self._weights: dict[str, tuple[float, ...]] = {}
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
+        self._family: str | None = None  # the family its options were checked for
+
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        self.check(variant)
+
+    def check(self, game: object) -> None:
+        """:class:`bones.OptionError` if one of the bot's options does not apply to
+        ``game``'s family (a variant's name or an observation): checked once per
+        family, at the start of a game and at the first decision (for a bot driven
+        without ``start_game``)."""
+        family = _family(game)
+        if family != self._family:
+            check_options(self.name, game, self.options)
+            self._family = family
 
     def weights(self, variant: str) -> tuple[float, ...]:
         found = self._weights.get(variant)
@@ -161,13 +237,14 @@ class Expert(_CompiledBot):
     name = "expert"
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         if _is_train(observation):  # the train games: bones.core.trainpolicy
             from ..core.trainpolicy import choose as train_choose
 
             return train_choose(observation, legal_moves)  # type: ignore[arg-type, return-value]
         from ..core.policy import choose
 
-        return choose(observation, legal_moves, self.weights(observation.variant))
+        return choose(observation, legal_moves, weights=self.weights(observation.variant))
 
 
 class Planner(Bot):
@@ -186,7 +263,7 @@ class Planner(Bot):
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         from ..core.trainpolicy import choose as train_choose
 
-        return train_choose(observation, legal_moves, self.budget)  # type: ignore[arg-type,return-value]
+        return train_choose(observation, legal_moves, budget=self.budget)  # type: ignore[arg-type,return-value]
 
 
 class ChainBot(Bot):
@@ -221,13 +298,15 @@ class MonteCarlo(Bot):
             train_move, self._state = train_choose(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
-                self.simulations,
-                self._state,
+                simulations=self.simulations,
+                seed=self._state,
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import choose
 
-        move, self._state = choose(observation, legal_moves, self.simulations, self._state)
+        move, self._state = choose(
+            observation, legal_moves, simulations=self.simulations, seed=self._state
+        )
         return move
 
 
@@ -235,6 +314,9 @@ INFER = 0.3  # pimc's belief sharpness with one other seat; measured in docs/bot
 #: pimc's default belief sharpness in the train games (per pip): none, as no sharpness
 #: measured made it stronger there (docs/strength.md, "What did not make pimc stronger")
 TRAIN_INFER = 0.0
+#: pimc's default ``gate`` in the train games: the planner's move is left only for one a
+#: standard error ahead; in the line games there is no gate unless one is set
+TRAIN_GATE = 1.0
 
 
 def default_infer(players: int) -> float:
@@ -254,7 +336,11 @@ class PIMC(_CompiledBot):
     ``bones.core.belief``; 0 weighs every deal alike; ``None``: :func:`default_infer` of
     the player count, and :data:`TRAIN_INFER` in the train games, where the model is
     ``TrainSampler.weighed_deal``'s).  ``threads`` share the deals out, each with its own
-    clock of ``time_ms``."""
+    clock of ``time_ms``.  ``gate``: the expert's (or the chain heuristic's) own move is
+    left only for a move that leads it by more than this many standard errors (``None``:
+    :data:`TRAIN_GATE` in the train games, no gate in the line games).  ``exact``
+    (``None``: 8) and the weights are the line games' only: set in a train game, they are
+    refused with :class:`bones.OptionError` (:func:`check_options`)."""
 
     name = "pimc"
 
@@ -264,10 +350,10 @@ class PIMC(_CompiledBot):
         samples: int = 1000,
         time_ms: float = 20.0,
         policy: str = "expert",
-        exact: int = 8,
+        exact: int | None = None,
         threads: int = 1,
         infer: float | None = None,
-        gate: float = 1.0,
+        gate: float | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -282,39 +368,42 @@ class PIMC(_CompiledBot):
             **options,
         )
         self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
-        self.threads, self.infer, self.gate = threads, infer, float(gate)
+        self.threads, self.infer = threads, infer
+        self.gate = None if gate is None else float(gate)
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         if _is_train(observation):  # the train games: bones.core.trainsearch
             from ..core.trainsearch import pimc as train_pimc
 
             train_move, self._state, self.last_samples = train_pimc(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
-                self.samples,
-                float(self.time_ms),
-                self.policy,
-                self._state,
-                self.gate,
-                TRAIN_INFER if self.infer is None else float(self.infer),
+                samples=self.samples,
+                time_ms=float(self.time_ms),
+                policy=self.policy,
+                seed=self._state,
+                threads=self.threads,
+                infer=TRAIN_INFER if self.infer is None else float(self.infer),
+                gate=TRAIN_GATE if self.gate is None else self.gate,
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import pimc
 
-        weights = self.weights(observation.variant)
         infer = default_infer(observation.players) if self.infer is None else self.infer
         move, self._state, self.last_samples = pimc(
             observation,
             legal_moves,
-            self.samples,
-            float(self.time_ms),
-            self.policy,
-            self.exact,
-            weights,
-            self._state,
-            self.threads,
-            float(infer),
+            samples=self.samples,
+            time_ms=float(self.time_ms),
+            policy=self.policy,
+            seed=self._state,
+            threads=self.threads,
+            exact=self.exact,
+            weights=self.weights(observation.variant),
+            infer=float(infer),
+            gate=0.0 if self.gate is None else self.gate,
         )
         return move
 
@@ -352,32 +441,33 @@ class ISMCTS(_CompiledBot):
         self.last_iterations = 0  # iterations the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         if _is_train(observation):  # the train games: bones.core.trainismcts
             from ..core.trainismcts import choose as train_choose
 
             train_move, self._state, self.last_iterations = train_choose(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
-                self.iterations,
-                float(self.time_ms),
-                self.policy,
-                float(self.c),
-                self._state,
+                iterations=self.iterations,
+                time_ms=float(self.time_ms),
+                policy=self.policy,
+                c=float(self.c),
+                seed=self._state,
+                threads=self.threads,
             )
             return train_move  # type: ignore[return-value]
         from ..core.ismcts import choose
 
-        weights = self.weights(observation.variant)
         move, self._state, self.last_iterations = choose(
             observation,
             legal_moves,
-            self.iterations,
-            float(self.time_ms),
-            self.policy,
-            float(self.c),
-            weights,
-            self._state,
-            self.threads,
+            iterations=self.iterations,
+            time_ms=float(self.time_ms),
+            policy=self.policy,
+            c=float(self.c),
+            seed=self._state,
+            threads=self.threads,
+            weights=self.weights(observation.variant),
         )
         return move
 
@@ -386,8 +476,10 @@ def _positive(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _non_negative_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+def _exact(value: object) -> bool:
+    return value is None or (
+        isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+    )
 
 
 def _budget(value: object) -> bool:
@@ -407,7 +499,7 @@ def _beta(value: object) -> bool:
 
 
 def _gate(value: object) -> bool:
-    return _number(value) and value is not None and 0 <= value <= 10  # type: ignore[operator]
+    return value is None or (_number(value) and 0 <= value <= 10)  # type: ignore[operator]
 
 
 def _time(value: object) -> bool:
@@ -418,7 +510,7 @@ _WEIGHT_OPTIONS = {
     name: Option(
         name,
         None,
-        doc=f"expert weight: {doc} (default: by variant)",
+        doc=f"expert weight: {doc} (default: by variant; the line games only)",
         check=_number,
         expects="a number",
     )
@@ -429,7 +521,7 @@ _POLICY = Option(
     "expert",
     ("expert", "greedy", "random", "chain"),
     doc="the playout policy (expert uses the weight options; in the train games it is the "
-    "planner; chain: the train games only)",
+    "planner; chain: the train games only, refused in the line games)",
 )
 
 
@@ -444,6 +536,17 @@ _TIME = Option(
     check=_time,
     expects="a number of ms, 0 to 600000",
 )
+
+
+def _check_spec(bot: str) -> Callable[[str, Mapping[str, Any]], None]:
+    """A BotSpec's ``check`` (``bones match`` and ``bones play`` call it with the
+    variant before a game): :func:`check_options` for ``bot``."""
+
+    def check(variant: str, options: Mapping[str, Any]) -> None:
+        check_options(bot, variant, options)
+
+    return check
+
 
 SPECS = (
     BotSpec(
@@ -474,6 +577,7 @@ SPECS = (
         Expert,
         "Weighted heuristics per variant, compiled: points, replies, voids, blocking, Kozel",
         options=dict(_WEIGHT_OPTIONS),
+        check=_check_spec("expert"),
     ),
     BotSpec(
         "montecarlo",
@@ -505,9 +609,10 @@ SPECS = (
             "policy": _POLICY,
             "exact": Option(
                 "exact",
-                8,
-                doc="solve exactly when at most this many tiles are left in the hands",
-                check=_non_negative_int,
+                None,
+                doc="solve exactly when at most this many tiles are left in the hands "
+                "(default 8; the line games only, refused in the train games)",
+                check=_exact,
                 expects="an int from 0 to 28",
             ),
             "threads": _threads_option(
@@ -525,14 +630,16 @@ SPECS = (
             ),
             "gate": Option(
                 "gate",
-                1.0,
-                doc="train games: leave the playout policy's own move only for one ahead "
-                "by more than this many standard errors over the samples (0: any lead)",
+                None,
+                doc="leave the playout policy's own move (policy expert, or chain) only for "
+                "one ahead by more than this many standard errors over the samples (0: any "
+                f"lead; default: the train games {TRAIN_GATE}, the line games no gate)",
                 check=_gate,
                 expects="a number from 0 to 10",
             ),
             **_WEIGHT_OPTIONS,
         },
+        check=_check_spec("pimc"),
     ),
     BotSpec(
         "ismcts",
@@ -556,6 +663,7 @@ SPECS = (
             ),
             **_WEIGHT_OPTIONS,
         },
+        check=_check_spec("ismcts"),
     ),
 )
 
