@@ -166,6 +166,19 @@ VALUES_NOT_IN: dict[str, dict[tuple[str, object], str]] = {
 }
 #: the playout policies with a move of their own for pimc's ``gate`` to keep, per family
 GATED = {LINE: ("expert",), TRAINS: ("expert", "chain")}
+#: the options that do not apply to Chicken Foot, a train game without own trains
+NOT_IN_CHICKEN_FOOT = {
+    "budget": "it has no own trains, so the planner plans no chain there (budget bounds "
+    "that chain's search)",
+}
+
+
+def _chicken_foot(game: object) -> bool:
+    """Whether a train game (a variant's name or an observation) is laid out as Chicken
+    Foot (no own trains)."""
+    if isinstance(game, str):
+        return lookup_variant(game).base == "chicken_foot"
+    return getattr(game, "layout", None) == "chicken_foot"
 
 
 def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
@@ -174,6 +187,10 @@ def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
     an observation, ``_family``): the built-in bots never ignore an option silently."""
     family = _family(game)
     where = FAMILY_NAMES[family]
+    if family == TRAINS and _chicken_foot(game):
+        for name, why in NOT_IN_CHICKEN_FOOT.items():
+            if options.get(name) is not None:
+                raise OptionError(f"{bot}: option {name!r} does not apply to Chicken Foot: {why}")
     for name, why in NOT_IN[family].items():
         if options.get(name) is not None:
             raise OptionError(f"{bot}: option {name!r} does not apply to {where}: {why}")
@@ -200,7 +217,28 @@ def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]
     return tuple(weights[name] for name in FIELDS)
 
 
-class _CompiledBot(Bot):
+class _Checked(Bot):
+    """A bot that refuses an option that does not apply to the game's family
+    (:func:`check_options`), at the start of a game and at its first decision in a
+    family (for a bot driven without ``start_game``)."""
+
+    _checked: tuple[str, bool] | None = None  # the family (and Chicken Foot?) checked
+
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        self.check(variant)
+
+    def check(self, game: object) -> None:
+        """:class:`bones.OptionError` if one of the bot's options does not apply to
+        ``game`` (a variant's name or an observation); checked again only when the
+        family changes."""
+        family = _family(game)
+        where = (family, family == TRAINS and _chicken_foot(game))
+        if where != self._checked:
+            check_options(self.name, game, self.options)
+            self._checked = where
+
+
+class _CompiledBot(_Checked):
     """A bot whose moves are chosen in the core, with the expert's weights per variant."""
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
@@ -208,20 +246,6 @@ class _CompiledBot(Bot):
         self._overrides = {k: options.get(k) for k in _FEATURE_DOCS}
         self._weights: dict[str, tuple[float, ...]] = {}
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
-        self._family: str | None = None  # the family its options were checked for
-
-    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
-        self.check(variant)
-
-    def check(self, game: object) -> None:
-        """:class:`bones.OptionError` if one of the bot's options does not apply to
-        ``game``'s family (a variant's name or an observation): checked once per
-        family, at the start of a game and at the first decision (for a bot driven
-        without ``start_game``)."""
-        family = _family(game)
-        if family != self._family:
-            check_options(self.name, game, self.options)
-            self._family = family
 
     def weights(self, variant: str) -> tuple[float, ...]:
         found = self._weights.get(variant)
@@ -247,7 +271,7 @@ class Expert(_CompiledBot):
         return choose(observation, legal_moves, weights=self.weights(observation.variant))
 
 
-class Planner(Bot):
+class Planner(_Checked):
     """The train planner (``bones.core.trainpolicy``): the best chain for the own train
     (``bones.core.trainplan``, searched within ``budget`` nodes), the tiles off it laid
     elsewhere first, doubles played when they can be satisfied, the marker lifted, the
@@ -256,11 +280,12 @@ class Planner(Bot):
 
     name = "planner"
 
-    def __init__(self, seed: int = 0, budget: int = 20000, **options: Any) -> None:
+    def __init__(self, seed: int = 0, budget: int | None = None, **options: Any) -> None:
         super().__init__(seed=seed, budget=budget, **options)
         self.budget = budget
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         from ..core.trainpolicy import choose as train_choose
 
         return train_choose(observation, legal_moves, budget=self.budget)  # type: ignore[arg-type,return-value]
@@ -483,7 +508,7 @@ def _exact(value: object) -> bool:
 
 
 def _budget(value: object) -> bool:
-    return _positive(value) and value <= 10_000_000  # type: ignore[operator]
+    return value is None or (_positive(value) and value <= 10_000_000)  # type: ignore[operator]
 
 
 def _threads(value: object) -> bool:
@@ -557,13 +582,15 @@ SPECS = (
         options={
             "budget": Option(
                 "budget",
-                20000,
-                doc="most search nodes of the chain planner per decision",
+                None,
+                doc="most search nodes of the chain planner per decision (default 20000; "
+                "Mexican Train only: Chicken Foot has no own trains, refused there)",
                 check=_budget,
                 expects="an int from 1 to 10000000",
             )
         },
         bases=("trains", "chicken_foot"),
+        check=_check_spec("planner"),
     ),
     BotSpec(
         "chain",
