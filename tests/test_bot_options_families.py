@@ -372,3 +372,16 @@ def test_pimc_threads_in_mexican_train_are_deterministic_and_legal():
         assert a == b and a[0] in legal and a[2] == 9
         one = pimc(obs, legal, samples=9, time_ms=0, seed=3, threads=1)
         assert one[1] != a[1]  # the next decision draws other threads' generators
+
+
+def test_a_served_bots_hello_leaves_out_the_variants_that_refuse_its_options():
+    """``bones serve-bot pimc:exact=4`` plays the line games only: its hello says so, so
+    that ``bones match`` refuses a train game before it starts (runner.check_external)."""
+    from bones.protocol.server import _hello
+
+    assert _hello("pimc")["variants"] is None  # every variant, as before
+    listed = _hello("pimc:exact=4")["variants"]
+    assert "straight" in listed and "kozel" in listed
+    assert "mexican-train" not in listed and "chicken-foot" not in listed
+    assert "chicken-foot" not in _hello("planner:budget=5")["variants"]
+    assert "chicken-foot" in _hello("planner")["variants"]
