@@ -222,20 +222,26 @@ class _Checked(Bot):
     (:func:`check_options`), at the start of a game and at its first decision in a
     family (for a bot driven without ``start_game``)."""
 
-    _checked: tuple[str, bool] | None = None  # the family (and Chicken Foot?) checked
+    #: what its decisions were checked for: the line observation's class, or a train
+    #: layout (Chicken Foot refuses more than Mexican Train)
+    _checked: object = None
 
     def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
         self.check(variant)
 
     def check(self, game: object) -> None:
         """:class:`bones.OptionError` if one of the bot's options does not apply to
-        ``game`` (a variant's name or an observation); checked again only when the
-        family changes."""
-        family = _family(game)
-        where = (family, family == TRAINS and _chicken_foot(game))
-        if where != self._checked:
-            check_options(self.name, game, self.options)
-            self._checked = where
+        ``game`` (a variant's name or an observation); a decision is checked again only
+        when the family (or the train layout) changes: the check costs a decision a
+        class comparison."""
+        kind = type(game)
+        if kind is self._checked:  # a line game's observation, as before
+            return
+        if kind is _train_observation and getattr(game, "layout", None) == self._checked:
+            return
+        check_options(self.name, game, self.options)
+        if not isinstance(game, str):
+            self._checked = kind if _family(game) == LINE else getattr(game, "layout", None)
 
 
 class _CompiledBot(_Checked):
