@@ -385,3 +385,12 @@ def test_a_served_bots_hello_leaves_out_the_variants_that_refuse_its_options():
     assert "mexican-train" not in listed and "chicken-foot" not in listed
     assert "chicken-foot" not in _hello("planner:budget=5")["variants"]
     assert "chicken-foot" in _hello("planner")["variants"]
+
+
+def test_start_game_leaves_a_variant_it_does_not_know_to_the_first_decision():
+    """A served bot may be told a variant registered only in the runner's process."""
+    bot = make_bot("pimc:exact=3")
+    bot.start_game(0, "no-such-variant", 2, {})
+    obs, legal = positions("mexican-train")[0]
+    with pytest.raises(bones.OptionError, match="exact"):
+        bot.choose(obs, legal)

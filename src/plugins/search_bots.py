@@ -9,6 +9,11 @@ get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
 deals consistent with the public record), ``ismcts`` through ``bones.core.trainismcts``
 (docs/bots.md, "Train games").
 
+Every option either works in every family a bot plays or is refused with
+:class:`bones.OptionError` naming it and the family (:func:`check_options`: by ``bones
+match`` and ``bones play`` through ``BotSpec.check``, and by the bot at ``start_game``
+and its first decision); docs/bots.md, "Which option works in which family".
+
 They run in the compiled core.  A variant whose moves are scored by a Python
 ``move_scorer`` is played with that scorer: the core calls it for every placement of every
 sample and playout (``bones.core.scorer``), so these bots play it as exactly as a built-in
@@ -227,6 +232,10 @@ class _Checked(Bot):
     _checked: object = None
 
     def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        try:
+            lookup_variant(variant)
+        except OptionError:  # not registered in this process (a served bot): the first
+            return  # decision checks, from the observation
         self.check(variant)
 
     def check(self, game: object) -> None:
