@@ -394,3 +394,27 @@ def test_start_game_leaves_a_variant_it_does_not_know_to_the_first_decision():
     obs, legal = positions("mexican-train")[0]
     with pytest.raises(bones.OptionError, match="exact"):
         bot.choose(obs, legal)
+
+
+@pytest.mark.parametrize(
+    ("spec", "refused_"),
+    [
+        ("ismcts:policy=greedy,heavy=2", True),
+        ("ismcts:policy=random,points=2", True),
+        ("ismcts:policy=expert,heavy=2", False),
+        ("pimc:policy=greedy,infer=0,heavy=2", True),
+        ("pimc:policy=greedy,heavy=2", False),  # the default belief model reads them
+        ("pimc:policy=random,infer=0.5,heavy=2", False),
+        ("expert:heavy=2", False),
+    ],
+)
+def test_weights_are_refused_where_nothing_reads_them(spec, refused_):
+    """In the line games the weights are read by the expert policy and pimc's belief
+    model: under another policy and infer=0 they would do nothing."""
+    if refused_:
+        with pytest.raises(bones.OptionError, match="does not apply to policy"):
+            check_spec(spec, "straight")
+    else:
+        check_spec(spec, "straight")
+        name = spec.rpartition(",")[2].partition("=")[0].rpartition(":")[2]
+        assert weighted(name, 2)(spec, "straight")

@@ -202,6 +202,18 @@ def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
     for (name, value), why in VALUES_NOT_IN[family].items():
         if options.get(name) == value:
             raise OptionError(f"{bot}: option {name}={value} does not apply to {where}: {why}")
+    if family == LINE and "policy" in options and options["policy"] != "expert":
+        # the weights are the expert policy's, and pimc's belief model's and gate's
+        infer, gate = options.get("infer", 0), options.get("gate")
+        if not (infer is None or infer > 0 or gate is not None):
+            for name in _FEATURE_DOCS:
+                if options.get(name) is not None:
+                    raise OptionError(
+                        f"{bot}: option {name!r} does not apply to policy "
+                        f"{options['policy']!r} in {where}: the weights are the expert "
+                        "policy's"
+                        + (" and the belief model's (infer)" if "infer" in options else "")
+                    )
     if options.get("gate") is not None and options.get("policy") not in GATED[family]:
         raise OptionError(
             f"{bot}: option 'gate' does not apply to policy {options.get('policy')!r} in "
