@@ -40,7 +40,13 @@ def main() -> None:
         pos = positions(layout)
         for budget in (5.0, 20.0):
             used = [
-                pimc(r.observation(r.to_move), r.legal_moves, 10**6, budget, "expert", 1)[2]
+                pimc(
+                    r.observation(r.to_move),
+                    r.legal_moves,
+                    samples=10**6,
+                    time_ms=budget,
+                    seed=1,
+                )[2]
                 for r in pos
             ]
             print(

@@ -57,7 +57,14 @@ def samples() -> None:
             positions.append(r)
     for policy in ("expert", "chain", "greedy"):
         used = [
-            pimc(r.observation(r.to_move), r.legal_moves, 10**6, 20.0, policy, 1)[2]
+            pimc(
+                r.observation(r.to_move),
+                r.legal_moves,
+                samples=10**6,
+                time_ms=20.0,
+                policy=policy,
+                seed=1,
+            )[2]
             for r in positions
         ]
         print(
@@ -80,7 +87,9 @@ def eight_seats() -> None:
         if r.is_over or len(r.legal_moves) < 2:
             continue
         start = time.process_time()
-        used.append(pimc(r.observation(r.to_move), r.legal_moves, 1000, 20.0, "expert", 1)[2])
+        used.append(
+            pimc(r.observation(r.to_move), r.legal_moves, samples=1000, time_ms=20.0, seed=1)[2]
+        )
         cpu.append((time.process_time() - start) * 1e3)
     print(
         f"8 seats, pimc time_ms=20, {len(used)} positions: samples median "

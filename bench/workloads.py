@@ -516,7 +516,7 @@ def search_choice(simulations: int = 2000) -> Callable[[], object]:
         if not r.is_over and len(r.legal_moves) > 1:
             obs = r.observation(r.to_move)
             legal = tuple(r.legal_moves)
-            return lambda: choose(obs, legal, simulations, 1)
+            return lambda: choose(obs, legal, simulations=simulations, seed=1)
     raise RuntimeError("no position with a choice")
 
 

@@ -220,17 +220,22 @@ def _external_factory(command: list[str]) -> Callable[..., Bot]:
     return factory
 
 
-def check_spec(spec: str) -> BotSpec:
+def check_spec(spec: str, variant: str | None = None) -> BotSpec:
     """Check a spec string as :func:`make_bot` does (the grammar, the bot, its options)
     without making the bot (no code of the bot runs); its :class:`BotSpec`.  An external
     bot's spec ``cmd:COMMAND LINE`` gives a :class:`BotSpec` named ``cmd`` (its command
-    is only split, not run)."""
+    is only split, not run).  With ``variant`` (one the bot plays: check
+    :meth:`BotSpec.supports` first), also :meth:`BotSpec.check_options`: an option that
+    does not apply to that variant's family is an :class:`OptionError`."""
     command = command_of(spec)
     if command is not None:
         return BotSpec(
             "cmd", _external_factory(command), f"external bot: {shlex.join(command)}", plugin=""
         )
-    return _resolve_spec(spec, None)[0]
+    bspec, options = _resolve_spec(spec, None)
+    if variant is not None:
+        bspec.check_options(variant, options)
+    return bspec
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:

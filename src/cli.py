@@ -1100,6 +1100,10 @@ def _check_seats(seats: Sequence[str], variant: str) -> None:
                 f"--seats: seat {seat}: bot {bspec.name!r} does not play {variant}; "
                 f"it plays: {plays}"
             )
+        try:
+            check_spec(spec, variant)  # an option that does not apply to the variant
+        except OptionError as exc:
+            raise UsageError(f"--seats: seat {seat}: {exc}") from None
 
 
 def cmd_serve_bot(args: argparse.Namespace, out: TextIO) -> int:

@@ -81,7 +81,9 @@ class BotSpec:
     ``seed`` is implicit and reserved), the ``variants`` it plays (``None``: every
     variant), the rule families (``bases``, e.g. ``("straight", "kozel")``) it plays
     (``None``: every family; a bot compiled against one core declares that core's
-    families) and the ``plugin`` that registered it (filled in by the registry)."""
+    families), the ``plugin`` that registered it (filled in by the registry) and an
+    optional ``check(variant, options)`` that raises :class:`OptionError` for an option
+    that does not apply to a variant the bot plays (:meth:`check_options`)."""
 
     name: str
     factory: Callable[..., Bot] = field(compare=False)
@@ -90,6 +92,9 @@ class BotSpec:
     variants: tuple[str, ...] | None = None
     plugin: str = ""
     bases: tuple[str, ...] | None = None
+    check: Callable[[str, Mapping[str, Any]], None] | None = field(
+        default=None, compare=False, hash=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -133,6 +138,13 @@ class BotSpec:
         if self.bases is None:
             return True
         return _lookup_variant(variant).base in self.bases
+
+    def check_options(self, variant: str, options: Mapping[str, Any]) -> None:
+        """:class:`OptionError` naming the option if one of ``options`` (the bot's, as
+        :meth:`resolve` returns them) does not apply to ``variant``, which the bot plays
+        (:meth:`supports`); nothing without a ``check``."""
+        if self.check is not None:
+            self.check(variant, options)
 
     @property
     def plays(self) -> str:

@@ -363,7 +363,7 @@ SEARCH_PROBE = textwrap.dedent(
         fields = {k: getattr(obs, k) for k in Observation.FIELDS}
         fields.update(change)
         try:
-            choose(Observation(**fields), legal, 50, 1)
+            choose(Observation(**fields), legal, simulations=50, seed=1)
         except ValueError:
             continue
         raise SystemExit(f"accepted {change}")

@@ -519,7 +519,7 @@ def test_a_later_round_at_zero_scores_is_not_taken_for_the_opening():
     assert not sampler.opening and not DealSampler(rnd, 1).opening
     for seed in range(20):
         assert tuple(obs.sample(seed).legal_moves) == legal
-    assert choose(obs, legal, 8, 1)[0] in legal
+    assert choose(obs, legal, simulations=8, seed=1)[0] in legal
     # the first round of a game still follows the opening rule
     first = bones.Round.deal("kozel", players=2, seed=3)
     assert DealSampler(first.observation(first.to_move)).opening

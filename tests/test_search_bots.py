@@ -325,10 +325,10 @@ def test_an_ismcts_tree_made_by_hand_is_refused() -> None:
     assert seat is not None
     obs, legal = rnd.observation(seat), tuple(rnd.legal_moves)
     with pytest.raises(ValueError, match="threads"):
-        choose(obs, legal, 10, 0, "expert", 0.7, (), 1, 0)
+        choose(obs, legal, iterations=10, time_ms=0, weights=(), seed=1, threads=0)
     for iterations in (0, -1, -5):  # no room for a root's children, or none at all
         with pytest.raises(ValueError, match="iterations"):
-            choose(obs, legal, iterations, 0, "expert", 0.7, (), 1, 2)
+            choose(obs, legal, iterations=iterations, time_ms=0, weights=(), seed=1, threads=2)
 
 
 def test_pimc_inference_weighs_the_deals() -> None:
@@ -391,7 +391,16 @@ def test_pimc_inference_survives_unlikely_records() -> None:
         if max(round_log_likelihood(obs.sample(k), seat, sharp, weights) for k in range(9)) > -800:
             continue
         for threads in (1, 2):
-            move, _, used = pimc(obs, legal, 30, 0.0, "expert", 8, weights, seed, threads, sharp)
+            move, _, used = pimc(
+                obs,
+                legal,
+                samples=30,
+                time_ms=0.0,
+                seed=seed,
+                threads=threads,
+                weights=weights,
+                infer=sharp,
+            )
             assert used == 30
             firsts += move == legal[0]
             decided += 1

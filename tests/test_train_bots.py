@@ -184,9 +184,16 @@ def test_sampler_refuses_bad_input():
     wrong = TrainRound.deal("trains", players=2, seed=4)
     wrong_moves = tuple(m for m in wrong.legal_moves if m not in r.legal_moves)
     with pytest.raises(ValueError, match="not the legal moves"):
-        pimc(obs, wrong_moves or (TrainMove.parse("0-0@M"),), 2, 0.0, "greedy", 1)
+        pimc(
+            obs,
+            wrong_moves or (TrainMove.parse("0-0@M"),),
+            samples=2,
+            time_ms=0.0,
+            policy="greedy",
+            seed=1,
+        )
     with pytest.raises(ValueError, match="policy"):
-        pimc(obs, r.legal_moves, 2, 0.0, "clever", 1)
+        pimc(obs, r.legal_moves, samples=2, time_ms=0.0, policy="clever", seed=1)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -215,9 +222,9 @@ def test_pimc_reports_its_samples_and_honours_the_clock():
     while len(r.legal_moves) < 2:
         r.play(r.legal_moves[0])
     obs = r.observation(r.to_move)
-    _, _, used = pimc(obs, r.legal_moves, 7, 0.0, "expert", 1)
+    _, _, used = pimc(obs, r.legal_moves, samples=7, time_ms=0.0, seed=1)
     assert used == 7
-    _, _, used = pimc(obs, r.legal_moves, 10**6, 5.0, "expert", 1)
+    _, _, used = pimc(obs, r.legal_moves, samples=10**6, time_ms=5.0, seed=1)
     assert 1 <= used < 10**6
 
 
@@ -226,12 +233,14 @@ def test_ismcts_reports_its_iterations_and_honours_the_clock():
     while len(r.legal_moves) < 2:
         r.play(r.legal_moves[0])
     obs = r.observation(r.to_move)
-    move, _, used = train_ismcts(obs, r.legal_moves, 50, 0.0, "expert", 0.7, 1)
+    move, _, used = train_ismcts(obs, r.legal_moves, iterations=50, time_ms=0.0, seed=1)
     assert used == 50 and move in r.legal_moves
-    _, _, used = train_ismcts(obs, r.legal_moves, 10**6, 5.0, "greedy", 0.7, 1)
+    _, _, used = train_ismcts(
+        obs, r.legal_moves, iterations=10**6, time_ms=5.0, policy="greedy", seed=1
+    )
     assert 1 <= used < 10**6
     with pytest.raises(ValueError, match="iterations"):
-        train_ismcts(obs, r.legal_moves, 0, 0.0, "expert", 0.7, 1)
+        train_ismcts(obs, r.legal_moves, iterations=0, time_ms=0.0, seed=1)
 
 
 def _decisions(layout: str, players: int, seed: int, rounds: int = 2):
@@ -256,8 +265,8 @@ def test_the_gate_only_ever_keeps_the_planners_move():
     planner = make_bot("expert", seed=0)
     kept = departed = 0
     for obs, legal in _decisions("trains", 4, 3):
-        free, _, _ = pimc(obs, legal, 24, 0.0, "expert", 5)
-        gated, _, _ = pimc(obs, legal, 24, 0.0, "expert", 5, 2.0)
+        free, _, _ = pimc(obs, legal, samples=24, time_ms=0.0, seed=5)
+        gated, _, _ = pimc(obs, legal, samples=24, time_ms=0.0, seed=5, gate=2.0)
         own = planner.choose(obs, legal)
         assert gated in (free, own)
         kept += gated == own != free
@@ -270,7 +279,7 @@ def test_pimc_refuses_a_bad_gate():
     obs = r.observation(r.to_move)
     for gate in (-1.0, float("nan")):
         with pytest.raises(ValueError, match="gate"):
-            pimc(obs, r.legal_moves, 2, 0.0, "expert", 1, gate)
+            pimc(obs, r.legal_moves, samples=2, time_ms=0.0, seed=1, gate=gate)
     for spec in ("pimc:gate=-1", "pimc:gate=11", "pimc:gate=x"):
         with pytest.raises(bones.OptionError):
             make_bot(spec)

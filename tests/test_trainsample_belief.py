@@ -147,11 +147,11 @@ def test_pimc_with_a_belief_is_deterministic_and_legal():
     for r in positions("trains", 12, 4, 2, every=10):
         obs = r.observation(r.to_move)
         legal = obs.legal_moves
-        a = pimc(obs, legal, 30, 0.0, "expert", 7, 1.0, 0.3)
-        b = pimc(obs, legal, 30, 0.0, "expert", 7, 1.0, 0.3)
+        a = pimc(obs, legal, samples=30, time_ms=0.0, seed=7, gate=1.0, infer=0.3)
+        b = pimc(obs, legal, samples=30, time_ms=0.0, seed=7, gate=1.0, infer=0.3)
         assert a == b
         assert a[0] in legal
     with pytest.raises(ValueError, match="infer"):
-        pimc(obs, legal, 30, 0.0, "expert", 7, 1.0, -1.0)
+        pimc(obs, legal, samples=30, time_ms=0.0, seed=7, gate=1.0, infer=-1.0)
     with pytest.raises(ValueError, match="infer"):
-        pimc(obs, legal, 30, 0.0, "expert", 7, 1.0, MAX_BETA + 1)
+        pimc(obs, legal, samples=30, time_ms=0.0, seed=7, gate=1.0, infer=MAX_BETA + 1)

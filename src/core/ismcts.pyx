@@ -20,7 +20,7 @@ from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.search cimport (
     MAX_CHOICES, play_out, position_size, run_threads, sampler_for, share,
-    start_search, thread_rng, utility,
+    line_weights, start_search, thread_rng, utility,
 )
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
 
@@ -172,13 +172,15 @@ cdef class _Tree:
         return 0
 
 
-def choose(observation, legal_moves, int iterations, double time_ms, str policy, double c,
-           weights, uint64_t seed, int threads=1):
+def choose(observation, legal_moves, *, int iterations=1000, double time_ms=20.0,
+           str policy="expert", double c=0.7, uint64_t seed=0, int threads=1, weights=None):
     """ismcts's move after up to ``iterations`` iterations (and ``time_ms`` ms of CPU time;
-    0: no clock), playouts under ``policy``; returns ``(move, new_seed, iterations_used)``.
-    With ``threads`` > 1 the iterations are shared out between that many trees, each grown
-    on its own thread with its own generator (derived from ``seed``) and its own clock of
-    ``time_ms``, and the move with the most root visits over all of them is played."""
+    0: no clock), playouts under ``policy`` (the expert's with ``weights``), UCB constant
+    ``c``; returns ``(move, new_seed, iterations_used)``.  With ``threads`` > 1 the
+    iterations are shared out between that many trees, each grown on its own thread with
+    its own generator (derived from ``seed``) and its own clock of ``time_ms``, and the
+    move with the most root visits over all of them is played.  The same signature as
+    ``bones.core.trainismcts.choose``."""
     cdef DealSampler sampler
     cdef Weights w
     cdef uint64_t rng = rng_seed(seed)
@@ -191,6 +193,7 @@ def choose(observation, legal_moves, int iterations, double time_ms, str policy,
         raise ValueError(f"iterations must be >= 1, not {iterations}")
     if threads < 1:
         raise ValueError(f"threads must be >= 1, not {threads}")
+    weights = line_weights(weights, policy, 0.0, 0.0)
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0

@@ -191,9 +191,16 @@ cdef int load_weights(object values, Weights* w) except -1:
     return 0
 
 
-def choose(observation, legal_moves, weights):
+def choose(observation, legal_moves, *, weights=None, budget=None):
     """The expert's move: the legal move of the best weighted value (``weights``: the
-    N_WEIGHTS numbers in ``FIELDS`` order), from the observation alone."""
+    N_WEIGHTS numbers in ``FIELDS`` order; the bot's defaults are
+    ``bones.plugins.search_bots.expert_weights(variant, {})``), from the observation
+    alone.  The same signature as ``bones.core.trainpolicy.choose``, whose ``budget`` (the
+    train planner's) does not apply here: ValueError unless it is None."""
+    if budget is not None:
+        raise ValueError("budget (the train planner's) does not apply to the line games")
+    if weights is None:
+        raise ValueError("weights: the expert's weights, N_WEIGHTS numbers in FIELDS order")
     cdef CompiledRules rules = compile_rules(
         observation.variant, observation.players, observation.options)
     cdef PythonScorer scorer = None

@@ -39,3 +39,4 @@ cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t
 cdef DealSampler start_search(observation, legal_moves, str policy, weights, Weights* w,
                               uint32_t* codes, int* n, int* pol, uint64_t rng)
 cdef run_threads(first, list others)
+cdef tuple line_weights(weights, str policy, double infer, double gate)

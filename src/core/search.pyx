@@ -13,8 +13,10 @@ uses the core through ``cimport``.
 import threading
 
 from bones.core.belief import MAX_BETA
+from bones.core.policy import FIELDS
+from bones.core.policy import choose as expert_choose
 
-from libc.math cimport exp
+from libc.math cimport exp, sqrt
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
 from bones.core.bitops cimport thread_ms
@@ -103,9 +105,12 @@ cdef DealSampler start_search(observation, legal_moves, str policy, weights, Wei
     return sampler_for(observation, codes, n[0], rng)
 
 
-def choose(observation, legal_moves, int simulations, uint64_t seed):
-    """The legal move with the best mean utility over ``simulations`` samples, each sample
-    shared by every move; returns ``(move, new_seed)`` so a bot stays deterministic."""
+def choose(observation, legal_moves, *, int simulations=400, uint64_t seed=0):
+    """montecarlo's move: the legal move with the best mean utility over ``simulations``
+    playouts in all, each sample shared by every move; returns ``(move, new_seed)`` so a
+    bot stays deterministic.  The same signature as ``bones.core.trainsearch.choose``."""
+    if simulations < 1:
+        raise ValueError(f"simulations must be >= 1, not {simulations}")
     cdef DealSampler sampler
     cdef State base
     cdef State work
@@ -197,12 +202,14 @@ cdef double alphabeta(State* s, int side, double alpha, double beta) noexcept no
 cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double time_ms,
                     double start, int pol, const Weights* w, int exact, int side,
                     uint64_t* rng, double* totals, double infer, int seat,
-                    double* shift) noexcept nogil:
+                    double* shift, int ref, double* sq, double* mass) noexcept nogil:
     """pimc's work on up to ``quota`` deals from ``d`` (and until ``time_ms`` of this
     thread's CPU time after ``start``): every move's value added into totals; the deals
     used.  With ``infer`` > 0 a value counts times its deal's belief weight, held as
     exp(log weight - shift): shift is the largest log weight so far (totals are rescaled
-    when it grows), so long records cannot underflow every weight to 0."""
+    when it grows), so long records cannot underflow every weight to 0.  With ``ref`` >= 0
+    (``gate``) every move's weighted squared lead over move ref is added into sq, and the
+    total weight and total squared weight into mass[0] and mass[1]."""
     cdef State base
     cdef State work
     cdef double values[MAX_CHOICES]
@@ -218,6 +225,11 @@ cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double ti
                 scale = exp(shift[0] - ll)
                 for i in range(n):
                     totals[i] *= scale
+                if ref >= 0:
+                    for i in range(n):
+                        sq[i] *= scale
+                    mass[0] *= scale
+                    mass[1] *= scale * scale
                 shift[0] = ll
             weight = exp(ll - shift[0])
         for i in range(n):
@@ -237,7 +249,30 @@ cdef int pimc_chunk(Deals* d, const uint32_t* codes, int n, int quota, double ti
             used += 1
             for i in range(n):
                 totals[i] += weight * values[i]
+            if ref >= 0:
+                for i in range(n):
+                    sq[i] += weight * (values[i] - values[ref]) * (values[i] - values[ref])
+                mass[0] += weight
+                mass[1] += weight * weight
     return used
+
+
+cdef double lead(const double* totals, const double* sq, const double* mass, int i,
+                 int ref) noexcept nogil:
+    """Move i's mean lead over move ref, paired deal by deal, in standard errors of that
+    mean over the deals' effective number (Kish's: all of them when unweighted); 0 below
+    two deals.  The same test as ``bones.core.trainsearch``'s gate."""
+    cdef double effective, diff, spread
+    if mass[0] <= 0:
+        return 0.0
+    effective = mass[0] * mass[0] / mass[1]
+    if effective < 2:
+        return 0.0
+    diff = (totals[i] - totals[ref]) / mass[0]
+    spread = max(sq[i] / mass[0] - diff * diff, 0.0)
+    if spread == 0:
+        return 0.0 if diff == 0 else (1e300 if diff > 0 else -1e300)
+    return diff / sqrt(spread / (effective - 1))
 
 
 cdef class _PimcThread:
@@ -259,6 +294,9 @@ cdef class _PimcThread:
     cdef double infer                 # the belief model's sharpness (0: deals unweighted)
     cdef int seat                     # the deciding seat (its own plays are not evidence)
     cdef double shift                 # with infer: totals are in units of exp(shift)
+    cdef int ref                      # with gate: the policy's own move (-1: none)
+    cdef double sq[MAX_CHOICES]       # with gate: per move, its weighted squared leads
+    cdef double mass[2]               # with gate: the total weight, the total squared
 
     def run(self):
         """Search, the clock (this thread's CPU time) started now."""
@@ -271,7 +309,7 @@ cdef class _PimcThread:
             self.used = pimc_chunk(
                 self.sampler.d, self.codes, self.n, self.quota, self.time_ms, start,
                 self.pol, &self.w, self.exact, self.side, &self.rng, self.totals,
-                self.infer, self.seat, &self.shift,
+                self.infer, self.seat, &self.shift, self.ref, self.sq, self.mass,
             )
         return 0
 
@@ -289,39 +327,75 @@ cdef run_threads(first, list others):
             helper.join()
 
 
-def pimc(observation, legal_moves, int samples, double time_ms, str policy, int exact,
-         weights, uint64_t seed, int threads=1, double infer=0):
+#: pimc's ``exact`` when none is given: alpha-beta from 8 tiles in the hands
+EXACT = 8
+
+
+cdef tuple line_weights(weights, str policy, double infer, double gate):
+    """The expert's weights, checked: needed by the expert policy, the belief model
+    (``infer`` > 0) and the gate (the expert's own move); zeros for the others."""
+    if weights is None:
+        if policy == "expert" or infer > 0 or gate > 0:
+            raise ValueError(
+                "weights: the expert's weights (FIELDS order; the bots' defaults are "
+                "bones.plugins.search_bots.expert_weights(variant, {})) are needed for "
+                "policy 'expert', infer > 0 or gate > 0"
+            )
+        return (0.0,) * len(FIELDS)
+    return tuple(weights)
+
+
+def pimc(observation, legal_moves, *, int samples=1000, double time_ms=20.0,
+         str policy="expert", uint64_t seed=0, int threads=1, exact=None, weights=None,
+         double infer=0.0, double gate=0.0):
     """pimc's move: every legal move played out on each of up to ``samples`` deals under
     ``policy`` (``"greedy"``, ``"expert"`` with ``weights``, or ``"random"``), or solved
-    exactly when at most ``exact`` tiles are left in the hands and nothing can be drawn;
-    stops after ``time_ms`` milliseconds of CPU time (0: no clock; the result then depends
-    only on the seed).  With ``threads`` > 1 the deals are shared out between that many
-    threads, each on its own generator (derived from ``seed``) and its own clock of
-    ``time_ms``.  With ``infer`` > 0 every deal counts in proportion to how likely the
-    other seats' placements are in it (``bones.core.belief``, sharpness ``infer``, the
-    expert ``weights``).  Returns ``(move, new_seed, samples_used)``."""
+    exactly when at most ``exact`` tiles (default :data:`EXACT`) are left in the hands and
+    nothing can be drawn; stops after ``time_ms`` milliseconds of CPU time (0: no clock;
+    the result then depends only on the seed).  With ``threads`` > 1 the deals are shared
+    out between that many threads, each on its own generator (derived from ``seed``) and
+    its own clock of ``time_ms``.  With ``infer`` > 0 every deal counts in proportion to
+    how likely the other seats' placements are in it (``bones.core.belief``, sharpness
+    ``infer``, the expert ``weights``).  With ``gate`` > 0 and the expert policy, the
+    expert's own move (``bones.core.policy.choose``) is left only for a move whose mean
+    lead over it, paired deal by deal, is more than ``gate`` standard errors (0: the best
+    mean wins), as in ``bones.core.trainsearch.pimc``.  Returns ``(move, new_seed,
+    samples_used)``; the same signature as ``bones.core.trainsearch.pimc``."""
     cdef DealSampler sampler
     cdef Weights w
     cdef uint64_t rng = rng_seed(seed)
     cdef uint32_t codes[MAX_CHOICES]
     cdef double totals[MAX_CHOICES]
+    cdef double sq[MAX_CHOICES]
+    cdef double mass[2]
     cdef int n, i, t, used = 0, side = observation.side, best, pol, seat = observation.seat
+    cdef int ref = -1, tiles
     cdef double start = thread_ms()
-    cdef double shift = -1e300 if infer > 0 else 0, top
+    cdef double shift = -1e300 if infer > 0 else 0, top, scale
     cdef _PimcThread task
+    if samples < 1:
+        raise ValueError(f"samples must be >= 1, not {samples}")
     if threads < 1:
         raise ValueError(f"threads must be >= 1, not {threads}")
     if not 0 <= infer <= MAX_BETA:
         raise ValueError(f"infer must be from 0 to {MAX_BETA:g}, not {infer}")
+    if not gate >= 0:
+        raise ValueError(f"gate must be >= 0, not {gate}")
+    tiles = EXACT if exact is None else exact
+    weights = line_weights(weights, policy, infer, gate)
     sampler = start_search(observation, legal_moves, policy, weights, &w, codes, &n, &pol, rng)
     if n == 1:
         return legal_moves[0], rng, 0
     for i in range(n):
         totals[i] = 0
+        sq[i] = 0
+    mass[0] = mass[1] = 0
+    if gate > 0 and pol == POLICY_EXPERT:  # the expert bot's own move
+        ref = list(legal_moves).index(expert_choose(observation, legal_moves, weights=weights))
     if threads == 1:
         with nogil:
-            used = pimc_chunk(sampler.d, codes, n, samples, time_ms, start, pol, &w, exact,
-                              side, &rng, totals, infer, seat, &shift)
+            used = pimc_chunk(sampler.d, codes, n, samples, time_ms, start, pol, &w, tiles,
+                              side, &rng, totals, infer, seat, &shift, ref, sq, mass)
         sampler.check_scorer()
     else:
         tasks = []
@@ -331,12 +405,15 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
             task.sampler = sampler if t == 0 else sampler_for(observation, codes, n, task.rng)
             memcpy(task.codes, codes, n * sizeof(uint32_t))
             task.w = w
-            task.n, task.pol, task.exact, task.side = n, pol, exact, side
+            task.n, task.pol, task.exact, task.side = n, pol, tiles, side
             task.time_ms = time_ms
             task.infer, task.seat, task.shift = infer, seat, shift
+            task.ref = ref
             task.quota = share(samples, threads, t)
             for i in range(n):
                 task.totals[i] = 0
+                task.sq[i] = 0
+            task.mass[0] = task.mass[1] = 0
             tasks.append(task)
         task = tasks[0]  # the main thread's clock has run since the decision began
         run_threads(lambda: task.search_from(start), [other.run for other in tasks[1:]])
@@ -347,11 +424,19 @@ def pimc(observation, legal_moves, int samples, double time_ms, str policy, int 
         for task in tasks:
             task.sampler.check_scorer()
             used += task.used
+            scale = exp(task.shift - top)
             for i in range(n):
-                totals[i] += task.totals[i] * exp(task.shift - top)
+                totals[i] += task.totals[i] * scale
+                sq[i] += task.sq[i] * scale
+            mass[0] += task.mass[0] * scale
+            mass[1] += task.mass[1] * scale * scale
         rng_next(&rng)  # the next decision draws other threads' generators
     best = 0
     for i in range(1, n):
         if totals[i] > totals[best]:
             best = i
+    if ref >= 0 and best != ref and lead(totals, sq, mass, best, ref) <= gate:
+        # Depart from the expert's own move only when the paired difference is clear of
+        # the noise of the deals: gate standard errors of its mean.
+        best = ref
     return legal_moves[best], rng, used

@@ -14,7 +14,8 @@ from libc.math cimport log, sqrt, tanh
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from bones.core.rng cimport rng_seed
+from bones.core.rng cimport rng_next, rng_seed
+from bones.core.trainsearch cimport run_threads, share, thread_rng
 from bones.core.trainpolicy cimport tp_playout
 from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (
@@ -111,47 +112,109 @@ cdef int grow(TrainSampler sampler, TrainState* s, TNode* nodes, int cap, int it
     return done
 
 
-def choose(observation, legal_moves, int iterations, double time_ms, str policy, double c,
-           uint64_t seed):
+cdef class _TrainTree:
+    """One thread's tree of an ismcts decision, with its own sampler, position, generator
+    and quota."""
+
+    cdef TrainSampler sampler         # this thread's sampler of the observation
+    cdef TrainState* s                # a sample played on (NULL: made without choose())
+    cdef TNode* nodes                 # the tree, room for cap nodes
+    cdef int cap                      # quota + 1: every iteration adds at most one node
+    cdef int quota                    # most iterations
+    cdef int policy                   # the playout policy
+    cdef int used                     # iterations made
+    cdef double time_ms               # the clock: this thread's CPU time (0: none)
+    cdef double c                     # the UCB exploration constant
+    cdef uint64_t rng                 # this thread's generator
+
+    def __dealloc__(self):
+        free(self.s)
+        free(self.nodes)
+
+    cdef int plant(self, TrainSampler sampler, int quota, double time_ms, int policy,
+                   double c, uint64_t rng) except -1:
+        """Room for ``quota`` iterations (one node each) and the bare root."""
+        self.cap = quota + 1
+        self.s = <TrainState*>malloc(sizeof(TrainState))
+        self.nodes = <TNode*>malloc(<size_t>self.cap * sizeof(TNode))
+        if self.s is NULL or self.nodes is NULL:
+            raise MemoryError()
+        self.sampler, self.quota, self.time_ms = sampler, quota, time_ms
+        self.policy, self.c, self.rng = policy, c, rng
+        self.nodes[0].parent = -1
+        self.nodes[0].child = -1
+        self.nodes[0].sibling = -1
+        self.nodes[0].visits = 0
+        self.nodes[0].avail = 0
+        self.nodes[0].total = 0
+        return 0
+
+    def run(self):
+        """Grow the tree, the clock (this thread's CPU time) started now."""
+        self.grow_from(thread_ms())
+
+    cdef int grow_from(self, double start) except -1:
+        cdef TrainSampler sampler = self.sampler
+        if self.nodes is NULL:  # made without choose(): nothing to search
+            raise ValueError("a train ismcts tree is made by choose()")
+        with nogil:
+            self.used = grow(sampler, self.s, self.nodes, self.cap, self.quota, start,
+                             self.time_ms, self.policy, self.c, &self.rng)
+        return 0
+
+    cdef int add_visits(self, dict visits) except -1:
+        """Add the root children's visits into visits (move code -> visits)."""
+        cdef int k = self.nodes[0].child
+        while k >= 0:
+            visits[self.nodes[k].move] = visits.get(self.nodes[k].move, 0) + self.nodes[k].visits
+            k = self.nodes[k].sibling
+        return 0
+
+
+def choose(observation, legal_moves, *, int iterations=1000, double time_ms=20.0,
+           str policy="expert", double c=0.7, uint64_t seed=0, int threads=1, weights=None):
     """ismcts's move in a train game: up to ``iterations`` iterations within ``time_ms`` ms
     of CPU time (0: no clock), playouts under ``policy``, UCB constant ``c``;
-    ``(move, new_seed, iterations_used)``."""
+    ``(move, new_seed, iterations_used)``.  With ``threads`` > 1 the iterations are shared
+    out between that many trees, each grown on its own thread with its own sampler,
+    generator (derived from ``seed``) and clock of ``time_ms``, and their root visits are
+    summed.  The same signature as ``bones.core.ismcts.choose``, whose ``weights`` (the
+    line expert's) do not apply here: ValueError unless they are None."""
     cdef double start = thread_ms()  # building the sampler is part of the decision's time
-    cdef TrainSampler sampler = TrainSampler(observation)
+    cdef TrainSampler sampler
     cdef uint64_t rng = rng_seed(seed)
-    cdef TrainState* s = NULL
-    cdef TNode* nodes = NULL
-    cdef int cap, used = 0, pol, k, i, best
+    cdef int used = 0, pol, i, best, t
+    cdef _TrainTree tree
+    if weights is not None:
+        raise ValueError("weights (the line expert's) do not apply to the train games")
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, not {iterations}")
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, not {threads}")
+    sampler = TrainSampler(observation)
     pol = POLICIES[policy]
     codes = check_moves(sampler, legal_moves)
     if len(codes) == 1:
         return legal_moves[0], rng, 0
-    cap = iterations + 1  # every iteration adds at most one node
-    s = <TrainState*>malloc(sizeof(TrainState))
-    nodes = <TNode*>malloc(<size_t>cap * sizeof(TNode))
-    try:
-        if s is NULL or nodes is NULL:
-            raise MemoryError()
-        nodes[0].parent = -1
-        nodes[0].child = -1
-        nodes[0].sibling = -1
-        nodes[0].visits = 0
-        nodes[0].avail = 0
-        nodes[0].total = 0
-        with nogil:
-            used = grow(sampler, s, nodes, cap, iterations, start, time_ms, pol, c, &rng)
-        visits = {}
-        k = nodes[0].child
-        while k >= 0:
-            visits[nodes[k].move] = nodes[k].visits
-            k = nodes[k].sibling
-    finally:
-        free(s)
-        free(nodes)
+    trees = []
+    for t in range(threads):
+        tree = _TrainTree()
+        tree.plant(sampler if t == 0 else TrainSampler(observation),
+                   share(iterations, threads, t), time_ms, pol, c,
+                   rng if threads == 1 else thread_rng(rng, t))
+        trees.append(tree)
+    tree = trees[0]  # the main thread's clock has run since the decision began
+    run_threads(lambda: tree.grow_from(start), [other.run for other in trees[1:]])
+    visits = {}
+    for tree in trees:
+        used += tree.used
+        tree.add_visits(visits)
+    if threads == 1:
+        rng = (<_TrainTree>trees[0]).rng  # one tree draws from the bot's own generator
+    else:
+        rng_next(&rng)  # the next decision draws other threads' generators
     best = 0
     for i in range(1, len(codes)):
         if visits.get(codes[i], 0) > visits.get(codes[best], 0):

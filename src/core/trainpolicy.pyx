@@ -323,18 +323,22 @@ cdef void tp_playout(TrainState* s, int policy, uint64_t* rng) noexcept nogil:
         ts_play(s, move)
 
 
-def choose(observation, legal_moves, long budget=PLAN_BUDGET):
+def choose(observation, legal_moves, *, weights=None, budget=None):
     """The planner's move (the ``planner`` bot, and ``expert`` in the train games): the
     legal move (a TrainMove of ``legal_moves``) ``tp_plan_pick`` ranks first in the
     position ``observation`` shows (``TrainSampler``: nothing hidden is read), its chain
-    searched within ``budget`` nodes; ties: the first in the core's order of the moves."""
-    return _pick(observation, legal_moves, TP_EXPERT, budget)
+    searched within ``budget`` nodes (None: ``PLAN_BUDGET``); ties: the first in the
+    core's order of the moves.  The same signature as ``bones.core.policy.choose``, whose
+    ``weights`` (the line expert's) do not apply here: ValueError unless they are None."""
+    if weights is not None:
+        raise ValueError("weights (the line expert's) do not apply to the train games")
+    return _pick(observation, legal_moves, TP_EXPERT, PLAN_BUDGET if budget is None else budget)
 
 
-def choose_chain(observation, legal_moves, long budget=PLAN_BUDGET):
+def choose_chain(observation, legal_moves, *, budget=None):
     """The chain heuristic's move (the ``chain`` bot; the module docstring), its chain
-    searched within ``budget`` nodes."""
-    return _pick(observation, legal_moves, TP_CHAIN, budget)
+    searched within ``budget`` nodes (None: ``PLAN_BUDGET``)."""
+    return _pick(observation, legal_moves, TP_CHAIN, PLAN_BUDGET if budget is None else budget)
 
 
 cdef object _pick(observation, legal_moves, int policy, long budget):

@@ -770,6 +770,7 @@ def plan(config: MatchConfig, names: Mapping[str, str] | None = None) -> Plan:
                 f"bot {bspec.name!r} does not play {spec.name} (rule family {spec.base}); "
                 f"it plays {bspec.plays}"
             )
+        check_spec(text, spec.name)  # OptionError: an option that does not apply there
     from ..api import Round
 
     sides = tuple(

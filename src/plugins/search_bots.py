@@ -9,6 +9,11 @@ get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
 deals consistent with the public record), ``ismcts`` through ``bones.core.trainismcts``
 (docs/bots.md, "Train games").
 
+Every option either works in every family a bot plays or is refused with
+:class:`bones.OptionError` naming it and the family (:func:`check_options`: by ``bones
+match`` and ``bones play`` through ``BotSpec.check``, and by the bot at ``start_game``
+and its first decision); docs/bots.md, "Which option works in which family".
+
 They run in the compiled core.  A variant whose moves are scored by a Python
 ``move_scorer`` is played with that scorer: the core calls it for every placement of every
 sample and playout (``bones.core.scorer``), so these bots play it as exactly as a built-in
@@ -17,12 +22,13 @@ variant, only slower (docs/bots.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..bot import Bot, BotSpec
+from ..errors import OptionError
 from ..registry import variant as lookup_variant
-from ..variant import Option
+from ..variant import TRAIN_BASES, Option
 from . import hookimpl
 
 if TYPE_CHECKING:
@@ -44,17 +50,34 @@ __all__ = [
 
 _train_observation: type | None = None  # bones.core.observation.TrainObservation, once seen
 
+LINE = "line"  #: the line games on the double-six set (``_family``)
+TRAINS = "trains"  #: the train games (``_family``)
+#: each family in words, for error messages
+FAMILY_NAMES = {
+    LINE: "the line games (straight, multiplayer, kozel, block, draw, fives-and-threes)",
+    TRAINS: "the train games (Mexican Train, Chicken Foot)",
+}
 
-def _is_train(observation: object) -> TypeGuard[TrainObservation]:
-    """A train game's observation: those bots play through the train cores.  The class is
-    looked up at the first decision, not at import, so that loading the plugins does not
-    load the core; later decisions reuse it."""
+
+def _family(game: object) -> str:
+    """The family (:data:`LINE` or :data:`TRAINS`) of ``game``: a variant's name, or an
+    observation.  The one place these bots ask which family a game is (issue 41's family
+    registry takes its place).  The observation's class is looked up at the first
+    decision, not at import, so that loading the plugins does not load the core; later
+    decisions reuse it."""
     global _train_observation
+    if isinstance(game, str):
+        return TRAINS if lookup_variant(game).base in TRAIN_BASES else LINE
     if _train_observation is None:
         from ..core.observation import TrainObservation
 
         _train_observation = TrainObservation
-    return type(observation) is _train_observation
+    return TRAINS if type(game) is _train_observation else LINE
+
+
+def _is_train(observation: object) -> TypeGuard[TrainObservation]:
+    """A train game's observation: those bots play through the train cores."""
+    return _family(observation) == TRAINS
 
 
 #: The expert's weights by variant family (``Variant.base``), in the order of
@@ -127,6 +150,79 @@ _FEATURE_DOCS = {
 }
 
 
+_WEIGHTS_NOT_IN_TRAINS = (
+    "the expert's weights score the line games' features; in the train games the expert "
+    "and the expert playout policy are the train planner (bones.core.trainpolicy)"
+)
+
+#: per family, the options of the built-in bots that do not apply there, and why; an
+#: option is refused only when it is set (not None: these options default to None)
+NOT_IN: dict[str, dict[str, str]] = {
+    TRAINS: {
+        "exact": "the train games have no exact endgame solver (bones.core.trainsearch)",
+        **{name: _WEIGHTS_NOT_IN_TRAINS for name in _FEATURE_DOCS},
+    },
+    LINE: {},
+}
+#: per family, option values that do not apply there, and why
+VALUES_NOT_IN: dict[str, dict[tuple[str, object], str]] = {
+    TRAINS: {},
+    LINE: {("policy", "chain"): "the chain heuristic plays a train game's own train"},
+}
+#: the playout policies with a move of their own for pimc's ``gate`` to keep, per family
+GATED = {LINE: ("expert",), TRAINS: ("expert", "chain")}
+#: the options that do not apply to Chicken Foot, a train game without own trains
+NOT_IN_CHICKEN_FOOT = {
+    "budget": "it has no own trains, so the planner plans no chain there (budget bounds "
+    "that chain's search)",
+}
+
+
+def _chicken_foot(game: object) -> bool:
+    """Whether a train game (a variant's name or an observation) is laid out as Chicken
+    Foot (no own trains)."""
+    if isinstance(game, str):
+        return lookup_variant(game).base == "chicken_foot"
+    return getattr(game, "layout", None) == "chicken_foot"
+
+
+def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
+    """:class:`bones.OptionError` naming the option and the family if an option in
+    ``options`` (a bot's, as set) does not apply to ``game``'s family (a variant's name or
+    an observation, ``_family``): the built-in bots never ignore an option silently."""
+    family = _family(game)
+    where = FAMILY_NAMES[family]
+    if family == TRAINS and _chicken_foot(game):
+        for name, why in NOT_IN_CHICKEN_FOOT.items():
+            if options.get(name) is not None:
+                raise OptionError(f"{bot}: option {name!r} does not apply to Chicken Foot: {why}")
+    for name, why in NOT_IN[family].items():
+        if options.get(name) is not None:
+            raise OptionError(f"{bot}: option {name!r} does not apply to {where}: {why}")
+    for (name, value), why in VALUES_NOT_IN[family].items():
+        if options.get(name) == value:
+            raise OptionError(f"{bot}: option {name}={value} does not apply to {where}: {why}")
+    if family == LINE and "policy" in options and options["policy"] != "expert":
+        # the weights are the expert policy's, and pimc's belief model's and gate's
+        infer, gate = options.get("infer", 0), options.get("gate")
+        if not (infer is None or infer > 0 or gate is not None):
+            for name in _FEATURE_DOCS:
+                if options.get(name) is not None:
+                    raise OptionError(
+                        f"{bot}: option {name!r} does not apply to policy "
+                        f"{options['policy']!r} in {where}: the weights are the expert "
+                        "policy's"
+                        + (" and the belief model's (infer)" if "infer" in options else "")
+                    )
+    if options.get("gate") is not None and options.get("policy") not in GATED[family]:
+        raise OptionError(
+            f"{bot}: option 'gate' does not apply to policy {options.get('policy')!r} in "
+            f"{where}: it keeps the policy's own move, and only "
+            f"{' and '.join(GATED[family])} {'has' if len(GATED[family]) == 1 else 'have'} "
+            "one"
+        )
+
+
 def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]:
     """The expert's weights for ``variant``: its family's defaults, then ``overrides``
     (``None`` values keep the default)."""
@@ -138,7 +234,38 @@ def expert_weights(variant: str, overrides: dict[str, Any]) -> tuple[float, ...]
     return tuple(weights[name] for name in FIELDS)
 
 
-class _CompiledBot(Bot):
+class _Checked(Bot):
+    """A bot that refuses an option that does not apply to the game's family
+    (:func:`check_options`), at the start of a game and at its first decision in a
+    family (for a bot driven without ``start_game``)."""
+
+    #: what its decisions were checked for: the line observation's class, or a train
+    #: layout (Chicken Foot refuses more than Mexican Train)
+    _checked: object = None
+
+    def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
+        try:
+            lookup_variant(variant)
+        except OptionError:  # not registered in this process (a served bot): the first
+            return  # decision checks, from the observation
+        self.check(variant)
+
+    def check(self, game: object) -> None:
+        """:class:`bones.OptionError` if one of the bot's options does not apply to
+        ``game`` (a variant's name or an observation); a decision is checked again only
+        when the family (or the train layout) changes: the check costs a decision a
+        class comparison."""
+        kind = type(game)
+        if kind is self._checked:  # a line game's observation, as before
+            return
+        if kind is _train_observation and getattr(game, "layout", None) == self._checked:
+            return
+        check_options(self.name, game, self.options)
+        if not isinstance(game, str):
+            self._checked = kind if _family(game) == LINE else getattr(game, "layout", None)
+
+
+class _CompiledBot(_Checked):
     """A bot whose moves are chosen in the core, with the expert's weights per variant."""
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
@@ -161,16 +288,17 @@ class Expert(_CompiledBot):
     name = "expert"
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         if _is_train(observation):  # the train games: bones.core.trainpolicy
             from ..core.trainpolicy import choose as train_choose
 
             return train_choose(observation, legal_moves)  # type: ignore[arg-type, return-value]
         from ..core.policy import choose
 
-        return choose(observation, legal_moves, self.weights(observation.variant))
+        return choose(observation, legal_moves, weights=self.weights(observation.variant))
 
 
-class Planner(Bot):
+class Planner(_Checked):
     """The train planner (``bones.core.trainpolicy``): the best chain for the own train
     (``bones.core.trainplan``, searched within ``budget`` nodes), the tiles off it laid
     elsewhere first, doubles played when they can be satisfied, the marker lifted, the
@@ -179,14 +307,15 @@ class Planner(Bot):
 
     name = "planner"
 
-    def __init__(self, seed: int = 0, budget: int = 20000, **options: Any) -> None:
+    def __init__(self, seed: int = 0, budget: int | None = None, **options: Any) -> None:
         super().__init__(seed=seed, budget=budget, **options)
         self.budget = budget
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         from ..core.trainpolicy import choose as train_choose
 
-        return train_choose(observation, legal_moves, self.budget)  # type: ignore[arg-type,return-value]
+        return train_choose(observation, legal_moves, budget=self.budget)  # type: ignore[arg-type,return-value]
 
 
 class ChainBot(Bot):
@@ -221,13 +350,15 @@ class MonteCarlo(Bot):
             train_move, self._state = train_choose(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
-                self.simulations,
-                self._state,
+                simulations=self.simulations,
+                seed=self._state,
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import choose
 
-        move, self._state = choose(observation, legal_moves, self.simulations, self._state)
+        move, self._state = choose(
+            observation, legal_moves, simulations=self.simulations, seed=self._state
+        )
         return move
 
 
@@ -235,6 +366,9 @@ INFER = 0.3  # pimc's belief sharpness with one other seat; measured in docs/bot
 #: pimc's default belief sharpness in the train games (per pip): none, as no sharpness
 #: measured made it stronger there (docs/strength.md, "What did not make pimc stronger")
 TRAIN_INFER = 0.0
+#: pimc's default ``gate`` in the train games: the planner's move is left only for one a
+#: standard error ahead; in the line games there is no gate unless one is set
+TRAIN_GATE = 1.0
 
 
 def default_infer(players: int) -> float:
@@ -254,7 +388,11 @@ class PIMC(_CompiledBot):
     ``bones.core.belief``; 0 weighs every deal alike; ``None``: :func:`default_infer` of
     the player count, and :data:`TRAIN_INFER` in the train games, where the model is
     ``TrainSampler.weighed_deal``'s).  ``threads`` share the deals out, each with its own
-    clock of ``time_ms``."""
+    clock of ``time_ms``.  ``gate``: the expert's (or the chain heuristic's) own move is
+    left only for a move that leads it by more than this many standard errors (``None``:
+    :data:`TRAIN_GATE` in the train games, no gate in the line games).  ``exact``
+    (``None``: 8) and the weights are the line games' only: set in a train game, they are
+    refused with :class:`bones.OptionError` (:func:`check_options`)."""
 
     name = "pimc"
 
@@ -264,10 +402,10 @@ class PIMC(_CompiledBot):
         samples: int = 1000,
         time_ms: float = 20.0,
         policy: str = "expert",
-        exact: int = 8,
+        exact: int | None = None,
         threads: int = 1,
         infer: float | None = None,
-        gate: float = 1.0,
+        gate: float | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -282,39 +420,42 @@ class PIMC(_CompiledBot):
             **options,
         )
         self.samples, self.time_ms, self.policy, self.exact = samples, time_ms, policy, exact
-        self.threads, self.infer, self.gate = threads, infer, float(gate)
+        self.threads, self.infer = threads, infer
+        self.gate = None if gate is None else float(gate)
         self.last_samples = 0  # samples the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         if _is_train(observation):  # the train games: bones.core.trainsearch
             from ..core.trainsearch import pimc as train_pimc
 
             train_move, self._state, self.last_samples = train_pimc(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
-                self.samples,
-                float(self.time_ms),
-                self.policy,
-                self._state,
-                self.gate,
-                TRAIN_INFER if self.infer is None else float(self.infer),
+                samples=self.samples,
+                time_ms=float(self.time_ms),
+                policy=self.policy,
+                seed=self._state,
+                threads=self.threads,
+                infer=TRAIN_INFER if self.infer is None else float(self.infer),
+                gate=TRAIN_GATE if self.gate is None else self.gate,
             )
             return train_move  # type: ignore[return-value]
         from ..core.search import pimc
 
-        weights = self.weights(observation.variant)
         infer = default_infer(observation.players) if self.infer is None else self.infer
         move, self._state, self.last_samples = pimc(
             observation,
             legal_moves,
-            self.samples,
-            float(self.time_ms),
-            self.policy,
-            self.exact,
-            weights,
-            self._state,
-            self.threads,
-            float(infer),
+            samples=self.samples,
+            time_ms=float(self.time_ms),
+            policy=self.policy,
+            seed=self._state,
+            threads=self.threads,
+            exact=self.exact,
+            weights=self.weights(observation.variant),
+            infer=float(infer),
+            gate=0.0 if self.gate is None else self.gate,
         )
         return move
 
@@ -352,32 +493,33 @@ class ISMCTS(_CompiledBot):
         self.last_iterations = 0  # iterations the last decision used
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
+        self.check(observation)
         if _is_train(observation):  # the train games: bones.core.trainismcts
             from ..core.trainismcts import choose as train_choose
 
             train_move, self._state, self.last_iterations = train_choose(
                 observation,
                 legal_moves,  # type: ignore[arg-type]
-                self.iterations,
-                float(self.time_ms),
-                self.policy,
-                float(self.c),
-                self._state,
+                iterations=self.iterations,
+                time_ms=float(self.time_ms),
+                policy=self.policy,
+                c=float(self.c),
+                seed=self._state,
+                threads=self.threads,
             )
             return train_move  # type: ignore[return-value]
         from ..core.ismcts import choose
 
-        weights = self.weights(observation.variant)
         move, self._state, self.last_iterations = choose(
             observation,
             legal_moves,
-            self.iterations,
-            float(self.time_ms),
-            self.policy,
-            float(self.c),
-            weights,
-            self._state,
-            self.threads,
+            iterations=self.iterations,
+            time_ms=float(self.time_ms),
+            policy=self.policy,
+            c=float(self.c),
+            seed=self._state,
+            threads=self.threads,
+            weights=self.weights(observation.variant),
         )
         return move
 
@@ -386,12 +528,14 @@ def _positive(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _non_negative_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+def _exact(value: object) -> bool:
+    return value is None or (
+        isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+    )
 
 
 def _budget(value: object) -> bool:
-    return _positive(value) and value <= 10_000_000  # type: ignore[operator]
+    return value is None or (_positive(value) and value <= 10_000_000)  # type: ignore[operator]
 
 
 def _threads(value: object) -> bool:
@@ -407,7 +551,7 @@ def _beta(value: object) -> bool:
 
 
 def _gate(value: object) -> bool:
-    return _number(value) and value is not None and 0 <= value <= 10  # type: ignore[operator]
+    return value is None or (_number(value) and 0 <= value <= 10)  # type: ignore[operator]
 
 
 def _time(value: object) -> bool:
@@ -418,7 +562,7 @@ _WEIGHT_OPTIONS = {
     name: Option(
         name,
         None,
-        doc=f"expert weight: {doc} (default: by variant)",
+        doc=f"expert weight: {doc} (default: by variant; the line games only)",
         check=_number,
         expects="a number",
     )
@@ -429,7 +573,7 @@ _POLICY = Option(
     "expert",
     ("expert", "greedy", "random", "chain"),
     doc="the playout policy (expert uses the weight options; in the train games it is the "
-    "planner; chain: the train games only)",
+    "planner; chain: the train games only, refused in the line games)",
 )
 
 
@@ -445,6 +589,17 @@ _TIME = Option(
     expects="a number of ms, 0 to 600000",
 )
 
+
+def _check_spec(bot: str) -> Callable[[str, Mapping[str, Any]], None]:
+    """A BotSpec's ``check`` (``bones match`` and ``bones play`` call it with the
+    variant before a game): :func:`check_options` for ``bot``."""
+
+    def check(variant: str, options: Mapping[str, Any]) -> None:
+        check_options(bot, variant, options)
+
+    return check
+
+
 SPECS = (
     BotSpec(
         "planner",
@@ -454,13 +609,15 @@ SPECS = (
         options={
             "budget": Option(
                 "budget",
-                20000,
-                doc="most search nodes of the chain planner per decision",
+                None,
+                doc="most search nodes of the chain planner per decision (default 20000; "
+                "Mexican Train only: Chicken Foot has no own trains, refused there)",
                 check=_budget,
                 expects="an int from 1 to 10000000",
             )
         },
         bases=("trains", "chicken_foot"),
+        check=_check_spec("planner"),
     ),
     BotSpec(
         "chain",
@@ -474,6 +631,7 @@ SPECS = (
         Expert,
         "Weighted heuristics per variant, compiled: points, replies, voids, blocking, Kozel",
         options=dict(_WEIGHT_OPTIONS),
+        check=_check_spec("expert"),
     ),
     BotSpec(
         "montecarlo",
@@ -505,9 +663,10 @@ SPECS = (
             "policy": _POLICY,
             "exact": Option(
                 "exact",
-                8,
-                doc="solve exactly when at most this many tiles are left in the hands",
-                check=_non_negative_int,
+                None,
+                doc="solve exactly when at most this many tiles are left in the hands "
+                "(default 8; the line games only, refused in the train games)",
+                check=_exact,
                 expects="an int from 0 to 28",
             ),
             "threads": _threads_option(
@@ -525,14 +684,16 @@ SPECS = (
             ),
             "gate": Option(
                 "gate",
-                1.0,
-                doc="train games: leave the playout policy's own move only for one ahead "
-                "by more than this many standard errors over the samples (0: any lead)",
+                None,
+                doc="leave the playout policy's own move (policy expert, or chain) only for "
+                "one ahead by more than this many standard errors over the samples (0: any "
+                f"lead; default: the train games {TRAIN_GATE}, the line games no gate)",
                 check=_gate,
                 expects="a number from 0 to 10",
             ),
             **_WEIGHT_OPTIONS,
         },
+        check=_check_spec("pimc"),
     ),
     BotSpec(
         "ismcts",
@@ -556,6 +717,7 @@ SPECS = (
             ),
             **_WEIGHT_OPTIONS,
         },
+        check=_check_spec("ismcts"),
     ),
 )
 

@@ -163,17 +163,30 @@ def _keeps(bot: Any, hook: str) -> bool:
     )
 
 
-def _variants_of(spec: Any) -> list[str] | None:
+def _variants_of(spec: Any, text: str | None = None) -> list[str] | None:
     """The ``variants`` of a served bot's hello: nil for a bot that plays every variant,
     else the registered variants it plays (a bot limited to rule families, such as the
     search bots to the double-six ones, lists the variants of those families, so that a
-    runner does not send it a train game)."""
-    if spec.variants is None and spec.bases is None:
-        return None
+    runner does not send it a train game).  With the spec's ``text``, a variant where one
+    of its options is refused (``BotSpec.check_options``: ``pimc:exact=4`` in the train
+    games) is left out too, so the runner refuses the match before it starts."""
     from ..registry import variants
 
     names = variants() if spec.variants is None else list(spec.variants)
-    return [name for name in names if spec.supports(name)]
+    plays = [name for name in names if spec.supports(name)]
+    if text is not None and spec.check is not None:
+        kept = []
+        for name in plays:
+            try:
+                check_spec(text, name)
+            except OptionError:
+                continue
+            kept.append(name)
+        if kept != plays:
+            return kept
+    if spec.variants is None and spec.bases is None:
+        return None
+    return plays
 
 
 def _hello(bot: Bot | str) -> dict[str, Any]:
@@ -187,7 +200,7 @@ def _hello(bot: Bot | str) -> dict[str, Any]:
             "name": spec.name,
             "author": spec.plugin or "",
             "version": __version__,
-            "variants": _variants_of(spec),
+            "variants": _variants_of(spec, bot),
             "options": {k: o.to_dict() for k, o in spec.all_options.items()},
         }
     name = getattr(bot, "name", "") or type(bot).__name__
