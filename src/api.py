@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .family import Family, FamilyError
 from .records import MAX_MESSAGE_BYTES
 from .registry import families, family, family_of, on_reset, part_of
 
@@ -26,14 +27,14 @@ if TYPE_CHECKING:
     from .records import Event, RoundResult
     from .variant import Variant
 
-__all__ = ["Move", "Observation", "Round", "family_of_bytes"]
+__all__ = ["Move", "Observation", "Round", "family_of_bytes", "family_of_type"]
 
 
-def _names_part(cls: type, part: str) -> bool:
-    """Whether ``cls`` (or a class it derives from) is some family's ``part``.  A family's
-    part is compared by its ``module:attr`` name while its module is not imported (then
-    no object of it can exist yet), by identity once it is."""
-    for name in families():
+def _names_part(cls: type, part: str, only: str | None = None) -> bool:
+    """Whether ``cls`` (or a class it derives from) is some family's ``part`` (``only``:
+    that family's).  A family's part is compared by identity once its module is
+    imported; before, no object of it can exist yet."""
+    for name in families() if only is None else (only,):
         target = family(name).parts.get(part)
         if target is None:
             continue
@@ -42,6 +43,21 @@ def _names_part(cls: type, part: str) -> bool:
         if loaded is not None and getattr(loaded, attr, None) in cls.__mro__:
             return True
     return False
+
+
+def family_of_type(cls: type, part: str = "observation") -> Family:
+    """The family whose ``part`` class ``cls`` is (or derives from): what a bot asks of an
+    observation whose variant its process may not have registered (a served bot).
+    FamilyError when no family's is."""
+    found = _OF_TYPE.get((cls, part))
+    if found is None:
+        for name in families():
+            if _names_part(cls, part, name):
+                found = _OF_TYPE[(cls, part)] = family(name)
+                break
+        else:
+            raise FamilyError(f"{cls.__name__} is no registered game family's {part}")
+    return found
 
 
 def family_of_bytes(data: object, part: str) -> str:
@@ -68,6 +84,7 @@ def family_of_bytes(data: object, part: str) -> str:
 #: starting with a given head (a registry reset forgets them: bones.registry.on_reset).
 _DEALS: dict[Any, Any] = {}
 _LOADERS: dict[tuple[str, bytes], Any] = {}
+_OF_TYPE: dict[tuple[type, str], Family] = {}
 _HEAD = 8  # bytes of a message that tell its family: the array header and first items
 
 
@@ -94,6 +111,7 @@ def _loader(data: object, part: str) -> Any:
 def _forget() -> None:
     _DEALS.clear()
     _LOADERS.clear()
+    _OF_TYPE.clear()
 
 
 on_reset(_forget)

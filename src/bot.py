@@ -26,7 +26,7 @@ from .registry import SEED_OPTION, BotSpec, _int_check
 from .variant import Option
 
 if TYPE_CHECKING:
-    from .core.moves import Move
+    from .api import Move
     from .core.referee import play_round
 
 __all__ = [

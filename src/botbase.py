@@ -14,8 +14,7 @@ from .errors import BonesError
 from .variant import show
 
 if TYPE_CHECKING:
-    from .core.moves import Move
-    from .observation import Observation
+    from .api import Move, Observation  # every family's
     from .records import Event, RoundResult
 
 __all__ = ["Bot", "BotError"]

@@ -48,10 +48,12 @@ PARTS: Mapping[str, str] = MappingProxyType(
         "its runner (optional: from_msgpack otherwise)",
         "encoder": "encoder() -> an object whose encode(observation) gives (bytes, legal move "
         "texts) for the protocol's runner side (optional: to_msgpack otherwise)",
-        "expert": "expert(observation, legal_moves, weights) -> move",
-        "montecarlo": "montecarlo(observation, legal_moves, **kernel options) -> (move, seed)",
-        "pimc": "pimc(observation, legal_moves, **kernel options) -> (move, seed, samples)",
-        "ismcts": "ismcts(observation, legal_moves, **kernel options) -> (move, seed, iterations)",
+        "expert": "expert(observation, legal_moves, *, weights=None) -> move",
+        "montecarlo": "montecarlo(observation, legal_moves, *, simulations, seed) -> (move, seed)",
+        "pimc": "pimc(observation, legal_moves, *, samples, time_ms, policy, seed, threads, "
+        "exact, weights, infer, gate) -> (move, seed, samples used)",
+        "ismcts": "ismcts(observation, legal_moves, *, iterations, time_ms, policy, c, seed, "
+        "threads, weights) -> (move, seed, iterations used)",
         "playouts": "playouts(variant, players, rounds, seed, options) -> {rounds, moves, "
         "blocked, seconds}: random playouts in its core (bones bench)",
         "action_space": "the ActionSpace class of its variants (learning agents)",

@@ -27,7 +27,7 @@ class PeekBot(Bot):
 
     def choose(self, observation, legal_moves):
         for obj in gc.get_objects():
-            if type(obj) is Round and not obj.is_partial:
+            if isinstance(obj, Round) and not obj.is_partial:
                 others = [obj.hand(s) for s in range(obj.players) if s != observation.seat]
                 if any(others):
                     raise Peeked(f"saw another hand: {others}")

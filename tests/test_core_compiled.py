@@ -29,5 +29,7 @@ def test_core_modules_are_compiled(name):
 
 def test_public_types_come_from_the_core():
     assert bones.Tile.__module__ == "bones.core.tiles"
-    assert bones.Move.__module__ == "bones.core.moves"
-    assert bones.Round.__module__ == "bones.core.round"
+    # the faces of every family; a line round's own classes come from the core
+    assert bones.Move.__module__ == bones.Round.__module__ == "bones.api"
+    assert type(bones.Round.deal("block")).__module__ == "bones.core.round"
+    assert type(bones.Round.deal("block").legal_moves[0]).__module__ == "bones.core.moves"

@@ -30,7 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bones
-from bones import BonesError, IllegalMove, Move, Round, Tile
+from bones import BonesError, IllegalMove, Tile
+from bones.core.moves import Move  # the line family's compiled classes, not the faces
+from bones.core.round import Round
 from bones.plugins import hookimpl
 from bones.plugins.manager import get_plugin_manager
 

@@ -6,8 +6,9 @@ import signal
 
 import pytest
 
-from bones import Observation, Round
+from bones.core.round import Round  # the line family's classes, not the faces
 from bones.match.schedule import MatchConfig, plan
+from bones.observation import Observation
 
 
 def test_result_is_forgotten_on_undo():

@@ -471,7 +471,7 @@ def test_inconsistent_observations_are_value_errors():
     }
     for _ in range(60):
         name = rng.choice(sorted(fields))
-        bad = bones.Observation(**{f: getattr(obs, f) for f in obs.FIELDS})
+        bad = type(obs)(**{f: getattr(obs, f) for f in obs.FIELDS})
         setattr(bad, name, fields[name]())
         try:
             DealSampler(bad)

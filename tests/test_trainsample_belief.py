@@ -51,14 +51,14 @@ def replayed_log_likelihood(obs: TrainObservation, hands, stock, beta: float) ->
         if who == obs.seat or (e > 0 and log[e - 1][0] == "draw" and log[e - 1][1] == who):
             continue
         own = f"P{who}"
-        if obs.layout == "trains" and where == own:
+        if obs.layout_name == "trains" and where == own:
             continue
         r = replayed_round(obs, hands, stock, i)
         assert r.to_move == who
         offered = {
             str(m.tile)
             for m in r.legal_moves
-            if obs.layout == "chicken_foot" or not str(m).endswith("@" + own)
+            if obs.layout_name == "chicken_foot" or not str(m).endswith("@" + own)
         }
         assert tile in offered
         if len(offered) < 2:

@@ -27,7 +27,7 @@ def replayed_round(obs: TrainObservation, hands, stock, placements=None) -> Trai
     """The round replayed from this full deal with the observation's placements (or their
     first ``placements``)."""
     return TrainRound.from_deal(
-        obs.layout,
+        obs.layout_name,
         set_max=obs.set_max,
         hands=hands,
         stock=stock,

@@ -383,61 +383,82 @@ cdef object _play_any(round, bots):
     same hooks in the same order, through the ``bones.Round`` interface.  A bot's answer
     must be one of the legal moves, of their own type."""
     cdef tuple seats = tuple(bots)
-    cdef int players = round.players, seat
-    cdef Py_ssize_t seen = 0, n, i
-    _imports()
-    if len(seats) != players:
-        raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
-    observers = [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
-    for seat in range(players):
-        if not _noop(seats[seat], START_ROUND):
-            _hook(seat, seats[seat], START_ROUND, (round.observation(seat),))
+    cdef int seat
+    cdef Py_ssize_t seen = 0
+    cdef list observers = _observers(seats, round.players)
+    _start_hooks(seats, round.observation)
     while True:
         if observers:
-            events = round.events
-            n = len(events)
-            for i in range(seen, n):
-                for s, bot in observers:
-                    _hook(s, bot, OBSERVE, (events[i],))
-            seen = n
+            seen = _tell(round.events, observers, seen)
         if round.is_over:
             break
         seat = round.to_move
         observation = round.observation(seat)
         legal = tuple(observation.legal_moves)
-        bot = seats[seat]
-        if type(bot) is Guard:
-            move = (<Guard>bot).choose_move(observation, legal)
-        else:
-            move = _hook(seat, bot, CHOOSE, (observation, legal))
+        move = _decide(seat, seats[seat], observation, legal)
         if not legal or type(move) is not type(legal[0]) or move not in legal:
-            raise _BotError(
-                seat,
-                f"choose() returned {describe(move)}, which is not legal; legal: "
-                + ", ".join(map(str, legal)),
-            )
+            _illegal(seat, move, legal)
         round.play(move)  # the engine's part: an error in it is not the bot's
         PyErr_CheckSignals()
-    result = round.result
-    for seat in range(players):
+    return _end_hooks(seats, round.result, round.observation)
+
+
+cdef list _observers(tuple seats, int players):
+    """The bots that keep an ``observe`` hook, by seat; ValueError for a wrong count."""
+    _imports()
+    if len(seats) != players:
+        raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
+    return [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
+
+
+cdef void _start_hooks(tuple seats, observe) except *:
+    """Each bot's ``start_round`` with its seat's view (``observe(seat)``)."""
+    cdef int seat
+    for seat in range(len(seats)):
+        if not _noop(seats[seat], START_ROUND):
+            _hook(seat, seats[seat], START_ROUND, (observe(seat),))
+
+
+cdef Py_ssize_t _tell(tuple events, list observers, Py_ssize_t seen) except -1:
+    """The events after the first ``seen`` to every observer; the count told."""
+    cdef Py_ssize_t n = len(events), i
+    for i in range(seen, n):
+        for s, bot in observers:
+            _hook(s, bot, OBSERVE, (events[i],))
+    return n
+
+
+cdef inline object _decide(int seat, bot, observation, legal):
+    """The bot's ``choose`` (through its Guard in a match)."""
+    if type(bot) is Guard:
+        return (<Guard>bot).choose_move(observation, legal)
+    return _hook(seat, bot, CHOOSE, (observation, legal))
+
+
+cdef void _illegal(int seat, move, legal) except *:
+    raise _BotError(
+        seat,
+        f"choose() returned {describe(move)}, which is not legal; legal: "
+        + ", ".join(map(str, legal)),
+    )
+
+
+cdef object _end_hooks(tuple seats, result, observe):
+    """Each bot's ``end_round`` with the result and its final view; the result."""
+    cdef int seat
+    for seat in range(len(seats)):
         if not _noop(seats[seat], END_ROUND):
-            _hook(seat, seats[seat], END_ROUND, (result, round.observation(seat)))
+            _hook(seat, seats[seat], END_ROUND, (result, observe(seat)))
     return result
 
 
 cdef object _play(Round round, bots):
     cdef tuple seats = tuple(bots)
-    cdef int players = round.rules.c.players, seat, i
-    cdef list observers
+    cdef int seat, i
     cdef Py_ssize_t seen
     cdef Move chosen
-    _imports()
-    if len(seats) != players:
-        raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
-    observers = [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
-    for seat in range(players):
-        if not _noop(seats[seat], START_ROUND):
-            _hook(seat, seats[seat], START_ROUND, (round._observation(seat),))
+    cdef list observers = _observers(seats, round.rules.c.players)
+    _start_hooks(seats, round.observation)
     seen = _deliver(round, observers, 0)
     while round.st.status == PLAYING:
         seat = round.st.to_move
@@ -470,11 +491,7 @@ cdef object _play(Round round, bots):
         if observers:
             seen = _deliver(round, observers, seen)
         PyErr_CheckSignals()
-    result = round.result
-    for seat in range(players):
-        if not _noop(seats[seat], END_ROUND):
-            _hook(seat, seats[seat], END_ROUND, (result, round._observation(seat)))
-    return result
+    return _end_hooks(seats, round.result, round.observation)
 
 
 cdef object _play_trains(TrainRound round, bots):
@@ -483,27 +500,16 @@ cdef object _play_trains(TrainRound round, bots):
     engine's).  A bot's answer must be exactly a TrainMove and legal: a look-alike may
     lie."""
     cdef tuple seats = tuple(bots)
-    cdef int players, seat
-    cdef Py_ssize_t seen = 0, n, i
+    cdef int seat
+    cdef Py_ssize_t seen = 0
     cdef TrainSeatView observation, spare = None
     cdef type kind = None  # the class of the observations made
     round._check()
-    players = round.st.players
-    _imports()
-    if len(seats) != players:
-        raise ValueError(f"play_round: {players} seats but {len(seats)} bots")
-    observers = [(s, bot) for s, bot in enumerate(seats) if not _noop(bot, OBSERVE)]
-    for seat in range(players):
-        if not _noop(seats[seat], START_ROUND):
-            _hook(seat, seats[seat], START_ROUND, (round._observation(seat),))
+    cdef list observers = _observers(seats, round.st.players)
+    _start_hooks(seats, round.observation)
     while True:
         if observers:
-            events = round._events()
-            n = len(events)
-            for i in range(seen, n):
-                for s, bot in observers:
-                    _hook(s, bot, OBSERVE, (events[i],))
-            seen = n
+            seen = _tell(round._events(), observers, seen)
         if round.st.status != TR_PLAYING:
             break
         seat = round.st.to_move
@@ -514,25 +520,13 @@ cdef object _play_trains(TrainRound round, bots):
             observation, spare = spare, None
             round._refill(observation, seat)
         legal = observation._legal  # the very tuple the observation holds
-        bot = seats[seat]
-        if type(bot) is Guard:
-            move = (<Guard>bot).choose_move(observation, legal)
-        else:
-            move = _hook(seat, bot, CHOOSE, (observation, legal))
+        move = _decide(seat, seats[seat], observation, legal)
         # only ours (the bot kept no reference to it) and still of its class (a bot that
         # assigned __class__ does not hand its class on to the next decision)
         if Py_REFCNT(observation) == 1 and type(observation) is kind:
             spare = observation
         # the engine's part (an error in it is not the bot's) once the move is its type
         if type(move) is not TrainMove or not round._play_legal((<TrainMove>move).code):
-            raise _BotError(
-                seat,
-                f"choose() returned {describe(move)}, which is not legal; legal: "
-                + ", ".join(map(str, legal)),
-            )
+            _illegal(seat, move, legal)
         PyErr_CheckSignals()
-    result = round.result
-    for seat in range(players):
-        if not _noop(seats[seat], END_ROUND):
-            _hook(seat, seats[seat], END_ROUND, (result, round._observation(seat)))
-    return result
+    return _end_hooks(seats, round.result, round.observation)

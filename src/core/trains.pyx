@@ -547,12 +547,13 @@ cdef class TrainRound:
 
     @property
     def action_space(self):
-        """The variant's fixed action space (``bones.train_actions.TrainActionSpace``;
-        docs/envs.md)."""
-        from bones.train_actions import TrainActionSpace
+        """The variant's fixed action space (its family's ``action_space`` part:
+        ``bones.train_actions.TrainActionSpace``; docs/envs.md)."""
+        from bones.registry import part_of
 
         self._check()
-        return TrainActionSpace(self.variant, self.st.players, **self._options)
+        space = part_of(self.variant, "action_space")
+        return space(self.variant, self.st.players, **self._options)
 
     @property
     def legal_actions(self):

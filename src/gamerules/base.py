@@ -172,6 +172,9 @@ class GameRules:
     #: Which way the game scores go, for :meth:`standings`: 1 a higher total finishes
     #: ahead (points), -1 a lower one (penalties), 0 the scores say nothing of the order.
     score_order: int = 0
+    #: What the game scores count, for a match's margins: ``"points"``, or ``"pips"``
+    #: where the scores are penalties (the train games).
+    score_unit: ClassVar[str] = "points"
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self._options = dict(options)  # a plain dict: a Game and its rules pickle and copy

@@ -27,6 +27,7 @@ class TrainGameRules(GameRules):
     """One round per engine double, penalties added, the lowest total wins."""
 
     score_order = -1  # penalties: the lower total finishes ahead
+    score_unit = "pips"
 
     #: The double-12 set has 1,092 pips, and a 0-0 may count 50.
     max_award: ClassVar[int] = 1_200

@@ -67,7 +67,6 @@ def _scoring(config: Mapping[str, Any]) -> tuple[int, str]:
     process cannot make (a plugin's that is not installed): no margins then."""
     try:
         from ..game import new_game
-        from ..gamerules.trains import TrainGameRules
 
         game = new_game(
             str(config["variant"]), int(config["players"]), 0, **dict(config.get("options") or {})
@@ -75,7 +74,7 @@ def _scoring(config: Mapping[str, Any]) -> tuple[int, str]:
     except Exception:  # noqa: BLE001  (a journal's variant: the summary goes on without)
         return 0, ""
     rules = game.game_rules
-    return rules.score_order, "pips" if isinstance(rules, TrainGameRules) else "points"
+    return rules.score_order, rules.score_unit
 
 
 def _side_bots(rec: Mapping[str, Any]) -> list[int]:

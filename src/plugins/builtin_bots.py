@@ -10,8 +10,7 @@ from ..bot import Bot, BotSpec, move_weight
 from . import hookimpl
 
 if TYPE_CHECKING:
-    from ..core.moves import Move
-    from ..observation import Observation
+    from ..api import Move, Observation
 
 __all__ = ["BUILTIN_BOTS", "Greedy", "Heaviest", "RandomBot", "register_bots"]
 

@@ -3,11 +3,11 @@ heuristics), and the searches over deals drawn by the exact sampler: ``montecarl
 (random playouts), ``pimc`` (playouts under a fast policy, exact endgames) and ``ismcts``
 (information-set Monte Carlo tree search).
 
-In the train games (Mexican Train, Chicken Foot) ``expert``, ``montecarlo`` and ``pimc``
-get a ``TrainObservation`` and play through ``bones.core.trainpolicy`` and
-``bones.core.trainsearch`` on deals from ``bones.core.trainsample`` (uniform over the
-deals consistent with the public record), ``ismcts`` through ``bones.core.trainismcts``
-(docs/bots.md, "Train games").
+Each bot plays every family through the family's own kernel of the same name (its
+``expert``, ``montecarlo``, ``pimc`` and ``ismcts`` parts, which take the same keyword
+arguments in every family): the line games' ``bones.core.policy``, ``search`` and
+``ismcts``, the train games' ``bones.core.trainpolicy``, ``trainsearch`` and
+``trainismcts`` on deals from ``bones.core.trainsample`` (docs/bots.md, "Train games").
 
 Every option either works in every family a bot plays or is refused with
 :class:`bones.OptionError` naming it and the family (:func:`check_options`: by ``bones
@@ -23,18 +23,19 @@ variant, only slower (docs/bots.md).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
+from ..api import family_of_type
 from ..bot import Bot, BotSpec
 from ..errors import OptionError
+from ..family import Family
+from ..registry import family_of
 from ..registry import variant as lookup_variant
-from ..variant import TRAIN_BASES, Option
+from ..variant import Option
 from . import hookimpl
 
 if TYPE_CHECKING:
-    from ..core.moves import Move
-    from ..core.observation import TrainObservation
-    from ..observation import Observation
+    from ..api import Move, Observation
 
 __all__ = [
     "EXPERT_WEIGHTS",
@@ -48,10 +49,8 @@ __all__ = [
 ]
 
 
-_train_observation: type | None = None  # bones.core.observation.TrainObservation, once seen
-
-LINE = "line"  #: the line games on the double-six set (``_family``)
-TRAINS = "trains"  #: the train games (``_family``)
+LINE = "line"  #: the line games on the double-six set (``Family.name``)
+TRAINS = "trains"  #: the train games
 #: each family in words, for error messages
 FAMILY_NAMES = {
     LINE: "the line games (straight, multiplayer, kozel, block, draw, fives-and-threes)",
@@ -59,25 +58,21 @@ FAMILY_NAMES = {
 }
 
 
-def _family(game: object) -> str:
-    """The family (:data:`LINE` or :data:`TRAINS`) of ``game``: a variant's name, or an
-    observation.  The one place these bots ask which family a game is (issue 41's family
-    registry takes its place).  The observation's class is looked up at the first
-    decision, not at import, so that loading the plugins does not load the core; later
-    decisions reuse it."""
-    global _train_observation
+def _family(game: object) -> Family:
+    """The family of ``game``, a variant's name or an observation: the registry's answer,
+    by the observation's class (a served bot's process may not know its variant)."""
     if isinstance(game, str):
-        return TRAINS if lookup_variant(game).base in TRAIN_BASES else LINE
-    if _train_observation is None:
-        from ..core.observation import TrainObservation
-
-        _train_observation = TrainObservation
-    return TRAINS if type(game) is _train_observation else LINE
+        return family_of(game)
+    return family_of_type(type(game), "observation")
 
 
-def _is_train(observation: object) -> TypeGuard[TrainObservation]:
-    """A train game's observation: those bots play through the train cores."""
-    return _family(observation) == TRAINS
+def _kernel(bot: str, observation: object, part: str) -> Any:
+    """The family's search kernel ``part`` (the same keyword arguments in every family);
+    OptionError for a family without one."""
+    family = _family(observation)
+    if not family.has(part):
+        raise OptionError(f"{bot}: the {family.name} family has no {part} kernel to play")
+    return family.part(part)
 
 
 #: The expert's weights by variant family (``Variant.base``), in the order of
@@ -183,23 +178,23 @@ def _chicken_foot(game: object) -> bool:
     Foot (no own trains)."""
     if isinstance(game, str):
         return lookup_variant(game).base == "chicken_foot"
-    return getattr(game, "layout", None) == "chicken_foot"
+    return getattr(game, "layout_name", None) == "chicken_foot"
 
 
 def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
     """:class:`bones.OptionError` naming the option and the family if an option in
     ``options`` (a bot's, as set) does not apply to ``game``'s family (a variant's name or
     an observation, ``_family``): the built-in bots never ignore an option silently."""
-    family = _family(game)
-    where = FAMILY_NAMES[family]
+    family = _family(game).name
+    where = FAMILY_NAMES.get(family, f"the {family} family")
     if family == TRAINS and _chicken_foot(game):
         for name, why in NOT_IN_CHICKEN_FOOT.items():
             if options.get(name) is not None:
                 raise OptionError(f"{bot}: option {name!r} does not apply to Chicken Foot: {why}")
-    for name, why in NOT_IN[family].items():
+    for name, why in NOT_IN.get(family, {}).items():
         if options.get(name) is not None:
             raise OptionError(f"{bot}: option {name!r} does not apply to {where}: {why}")
-    for (name, value), why in VALUES_NOT_IN[family].items():
+    for (name, value), why in VALUES_NOT_IN.get(family, {}).items():
         if options.get(name) == value:
             raise OptionError(f"{bot}: option {name}={value} does not apply to {where}: {why}")
     if family == LINE and "policy" in options and options["policy"] != "expert":
@@ -214,11 +209,12 @@ def check_options(bot: str, game: object, options: Mapping[str, Any]) -> None:
                         "policy's"
                         + (" and the belief model's (infer)" if "infer" in options else "")
                     )
-    if options.get("gate") is not None and options.get("policy") not in GATED[family]:
+    gated = GATED.get(family, ())
+    if options.get("gate") is not None and options.get("policy") not in gated:
         raise OptionError(
             f"{bot}: option 'gate' does not apply to policy {options.get('policy')!r} in "
             f"{where}: it keeps the policy's own move, and only "
-            f"{' and '.join(GATED[family])} {'has' if len(GATED[family]) == 1 else 'have'} "
+            f"{' and '.join(gated)} {'has' if len(gated) == 1 else 'have'} "
             "one"
         )
 
@@ -239,8 +235,7 @@ class _Checked(Bot):
     (:func:`check_options`), at the start of a game and at its first decision in a
     family (for a bot driven without ``start_game``)."""
 
-    #: what its decisions were checked for: the line observation's class, or a train
-    #: layout (Chicken Foot refuses more than Mexican Train)
+    #: the variant its options were last checked for
     _checked: object = None
 
     def start_game(self, seat: int, variant: str, players: int, options: dict[str, Any]) -> None:
@@ -253,16 +248,12 @@ class _Checked(Bot):
     def check(self, game: object) -> None:
         """:class:`bones.OptionError` if one of the bot's options does not apply to
         ``game`` (a variant's name or an observation); a decision is checked again only
-        when the family (or the train layout) changes: the check costs a decision a
-        class comparison."""
-        kind = type(game)
-        if kind is self._checked:  # a line game's observation, as before
-            return
-        if kind is _train_observation and getattr(game, "layout", None) == self._checked:
+        when its variant changes: the check costs a decision one comparison."""
+        variant = game if isinstance(game, str) else getattr(game, "variant", None)
+        if variant is not None and variant == self._checked:
             return
         check_options(self.name, game, self.options)
-        if not isinstance(game, str):
-            self._checked = kind if _family(game) == LINE else getattr(game, "layout", None)
+        self._checked = variant
 
 
 class _CompiledBot(_Checked):
@@ -280,6 +271,13 @@ class _CompiledBot(_Checked):
             found = self._weights[variant] = expert_weights(variant, self._overrides)
         return found
 
+    def _weights_for(self, observation: Observation) -> tuple[float, ...] | None:
+        """The expert's weights where the family's kernels read them (the line games);
+        None elsewhere (the train games' expert is the planner)."""
+        if _family(observation).name != LINE:
+            return None
+        return self.weights(observation.variant)
+
 
 class Expert(_CompiledBot):
     """Weighted heuristics (:data:`EXPERT_WEIGHTS`): every legal move is scored by
@@ -289,13 +287,9 @@ class Expert(_CompiledBot):
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         self.check(observation)
-        if _is_train(observation):  # the train games: bones.core.trainpolicy
-            from ..core.trainpolicy import choose as train_choose
-
-            return train_choose(observation, legal_moves)  # type: ignore[arg-type, return-value]
-        from ..core.policy import choose
-
-        return choose(observation, legal_moves, weights=self.weights(observation.variant))
+        kernel = _kernel(self.name, observation, "expert")
+        move: Move = kernel(observation, legal_moves, weights=self._weights_for(observation))
+        return move
 
 
 class Planner(_Checked):
@@ -315,7 +309,7 @@ class Planner(_Checked):
         self.check(observation)
         from ..core.trainpolicy import choose as train_choose
 
-        return train_choose(observation, legal_moves, budget=self.budget)  # type: ignore[arg-type,return-value]
+        return train_choose(observation, legal_moves, budget=self.budget)
 
 
 class ChainBot(Bot):
@@ -328,7 +322,7 @@ class ChainBot(Bot):
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         from ..core.trainpolicy import choose_chain
 
-        return choose_chain(observation, legal_moves)  # type: ignore[arg-type,return-value]
+        return choose_chain(observation, legal_moves)
 
 
 class MonteCarlo(Bot):
@@ -344,19 +338,9 @@ class MonteCarlo(Bot):
         self._state = seed & 0xFFFFFFFFFFFFFFFF  # the core's generator, carried between calls
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
-        if _is_train(observation):  # the train games: bones.core.trainsearch
-            from ..core.trainsearch import choose as train_choose
-
-            train_move, self._state = train_choose(
-                observation,
-                legal_moves,  # type: ignore[arg-type]
-                simulations=self.simulations,
-                seed=self._state,
-            )
-            return train_move  # type: ignore[return-value]
-        from ..core.search import choose
-
-        move, self._state = choose(
+        kernel = _kernel(self.name, observation, "montecarlo")
+        move: Move
+        move, self._state = kernel(
             observation, legal_moves, simulations=self.simulations, seed=self._state
         )
         return move
@@ -426,25 +410,16 @@ class PIMC(_CompiledBot):
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         self.check(observation)
-        if _is_train(observation):  # the train games: bones.core.trainsearch
-            from ..core.trainsearch import pimc as train_pimc
-
-            train_move, self._state, self.last_samples = train_pimc(
-                observation,
-                legal_moves,  # type: ignore[arg-type]
-                samples=self.samples,
-                time_ms=float(self.time_ms),
-                policy=self.policy,
-                seed=self._state,
-                threads=self.threads,
-                infer=TRAIN_INFER if self.infer is None else float(self.infer),
-                gate=TRAIN_GATE if self.gate is None else self.gate,
-            )
-            return train_move  # type: ignore[return-value]
-        from ..core.search import pimc
-
-        infer = default_infer(observation.players) if self.infer is None else self.infer
-        move, self._state, self.last_samples = pimc(
+        kernel = _kernel(self.name, observation, "pimc")
+        train = _family(observation).name == TRAINS  # the families' own defaults
+        infer = self.infer
+        if infer is None:
+            infer = TRAIN_INFER if train else default_infer(observation.players)
+        gate = self.gate
+        if gate is None:
+            gate = TRAIN_GATE if train else 0.0
+        move: Move
+        move, self._state, self.last_samples = kernel(
             observation,
             legal_moves,
             samples=self.samples,
@@ -453,9 +428,9 @@ class PIMC(_CompiledBot):
             seed=self._state,
             threads=self.threads,
             exact=self.exact,
-            weights=self.weights(observation.variant),
+            weights=self._weights_for(observation),
             infer=float(infer),
-            gate=0.0 if self.gate is None else self.gate,
+            gate=gate,
         )
         return move
 
@@ -494,23 +469,9 @@ class ISMCTS(_CompiledBot):
 
     def choose(self, observation: Observation, legal_moves: tuple[Move, ...]) -> Move:
         self.check(observation)
-        if _is_train(observation):  # the train games: bones.core.trainismcts
-            from ..core.trainismcts import choose as train_choose
-
-            train_move, self._state, self.last_iterations = train_choose(
-                observation,
-                legal_moves,  # type: ignore[arg-type]
-                iterations=self.iterations,
-                time_ms=float(self.time_ms),
-                policy=self.policy,
-                c=float(self.c),
-                seed=self._state,
-                threads=self.threads,
-            )
-            return train_move  # type: ignore[return-value]
-        from ..core.ismcts import choose
-
-        move, self._state, self.last_iterations = choose(
+        kernel = _kernel(self.name, observation, "ismcts")
+        move: Move
+        move, self._state, self.last_iterations = kernel(
             observation,
             legal_moves,
             iterations=self.iterations,
@@ -519,7 +480,7 @@ class ISMCTS(_CompiledBot):
             c=float(self.c),
             seed=self._state,
             threads=self.threads,
-            weights=self.weights(observation.variant),
+            weights=self._weights_for(observation),
         )
         return move
 

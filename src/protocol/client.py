@@ -33,8 +33,8 @@ from ..botbase import Bot, BotError
 from .frames import MAX_FRAME, FrameReader, ProtocolError, decode_body
 
 if TYPE_CHECKING:
-    from ..core.moves import Move
-    from ..observation import Observation
+    from ..api import Move, Observation
+    from ..observation import Observation as LineObservation
     from ..records import Event, RoundResult
 
 __all__ = ["FAULTS", "PROTOCOL", "BotInfo", "ExternalBot", "ExternalBotError"]
@@ -380,7 +380,7 @@ class ExternalBot(Bot):
         self._stderr: _Stderr | None = None
         self._out = bytearray()
         self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
-        self._encoder: ObservationEncoder | PlainEncoder = PlainEncoder()  # start_game's
+        self._encoder: Any = PlainEncoder()  # the family's, from start_game
         self._request = 0
         self._window: float = 0.0  # the seconds of the current deadline, for messages
         #: The CPU seconds the next move may use (:meth:`cpu_time`; ``bones match --tc
@@ -955,7 +955,7 @@ def _tile_text(tile: Any) -> str:
 
 
 def encode_observation(
-    observation: Observation, packer: msgpack.Packer | None = None
+    observation: LineObservation, packer: msgpack.Packer | None = None
 ) -> tuple[bytes, list[str]]:
     """``(observation.to_msgpack(), the texts of its legal moves)``: the same bytes (the
     tests check it in every variant), made faster — see :class:`ObservationEncoder`, which
@@ -1008,7 +1008,7 @@ class ObservationEncoder:
         self._events: tuple[Any, ...] = ()
         self._events_bytes = b""
 
-    def encode(self, observation: Observation) -> tuple[bytes, list[str]]:
+    def encode(self, observation: LineObservation) -> tuple[bytes, list[str]]:
         """``(observation.to_msgpack(), the texts of its legal moves)`` of a line game's
         observation (the line family's ``encoder`` part)."""
         o = observation
