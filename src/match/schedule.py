@@ -372,17 +372,22 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
-def bot_seed(game_seed: int, seat: int, secret: str | None = None) -> int:
+def bot_seed(game_seed: int, seat: int, secret: str | None = None, encounter: int = 0) -> int:
     """The seed of the bot in ``seat`` of a game (unless its spec names a seed): it
-    depends on the deal and the seat only, so identical bots replay identical games.
+    depends on the deal, the seat and the ``encounter`` (the pairing of a round robin or
+    gauntlet) only, so identical bots replay identical games of one encounter, and a
+    bot meeting two opponents on one deal gets two seeds (its play against one tells
+    it nothing of its play against the other).  Encounter 0 keeps the seeds of before.
 
     With the match's ``secret`` (hex) it is a keyed hash, BLAKE2b keyed with the secret,
     of the game seed and the seat: it tells the bot nothing about the deal.  Without one
     (journals written before bones had secrets) it is the old, invertible
     ``derive(game seed, 4, seat)``."""
     if secret is None:
-        return _mix(game_seed, 4, seat)
-    return _keyed(secret, f"bones-bot-seed:{game_seed & _MASK64}:{seat}")
+        seed = _mix(game_seed, 4, seat)
+        return _mix(seed, 5, encounter) if encounter else seed
+    more = f":{encounter}" if encounter else ""
+    return _keyed(secret, f"bones-bot-seed:{game_seed & _MASK64}:{seat}{more}")
 
 
 @dataclass(frozen=True)
@@ -543,7 +548,8 @@ class Plan:
             raise ValueError("a plan without its secret cannot make the bots' seeds")
         c = self.config
         seed = self.game_seed(gid)
-        return [bot_seed(seed, seat, c.secret) for seat in range(c.players)]
+        encounter = self.schedule.locate(gid)[1]
+        return [bot_seed(seed, seat, c.secret, encounter) for seat in range(c.players)]
 
     def task(
         self, gid: int, bot_seeds: Sequence[int] | None = None, game_seed: int | None = None

@@ -467,6 +467,16 @@ class Launch:
                     self.cgroup.thaw()
         return 0.0 if at is None else time.monotonic() - at
 
+    def unfreeze(self) -> None:
+        """Kill every process of the cgroup and thaw it, whether or not :meth:`hold`
+        froze it (a freeze nobody ended: its processes cannot die of SIGKILL until
+        thawed, and whoever waits for them would wait for ever)."""
+        with self._closing:
+            self._held = False
+            self._frozen_at = None
+            if self.cgroup is not None:
+                self.cgroup.kill(thaw=True)
+
     def started(self) -> None:
         """Close this process's copies of :attr:`fds` (the child has its own)."""
         for fd in self.fds:
@@ -609,6 +619,11 @@ def _entry(text: str, path: str, home: str) -> str:
     ``home``, and, for a folder, no link inside that leads out of it (but into the
     system's folders, bound anyway).  :class:`SandboxError` saying which."""
     real = os.path.realpath(path)
+    if not os.path.exists(real):  # a link to nothing (yet): what it would lead to is unknown
+        raise SandboxError(
+            f"--sandbox: the bot's command names {text!r}, a link to {real}, which does "
+            "not exist; name the bot's own files"
+        )
     for place in _REFUSED:
         if _under(real, place) or real == "/":
             raise SandboxError(
@@ -616,6 +631,7 @@ def _entry(text: str, path: str, home: str) -> str:
                 "may see; name the bot's own files"
             )
     if not os.path.isdir(real):
+        _not_a_journal(text, real)
         return real
     if _under(home, real):
         raise SandboxError(
@@ -632,7 +648,40 @@ def _entry(text: str, path: str, home: str) -> str:
                         f"--sandbox: the bot's folder {real} holds the link {link} to "
                         f"{target}, outside it; copy what it needs into the folder"
                     )
+            elif name in files:  # a hard link or a copy of a journal is refused too
+                _not_a_journal(text, link)
     return real
+
+
+#: How a bones journal begins (its header line; docs/matches.md), plain or gzipped.
+_JOURNAL_HEAD = re.compile(rb'\s*\{\s*"type"\s*:\s*"match"')
+
+
+def _not_a_journal(text: str, path: str) -> None:
+    """:class:`SandboxError` if ``path`` (a file of the bot named ``text``) is a bones
+    journal: any match's, not only this one's, for its header holds that match's
+    secret and its records every deal.  The message never suggests making it readable."""
+    import gzip
+    import zlib
+
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe would block the read
+            return
+        with open(path, "rb") as f:
+            head = f.read(256)
+            if head[:2] == b"\x1f\x8b":  # gzip: the start of what it holds
+                f.seek(0)
+                with contextlib.suppress(OSError, EOFError, zlib.error):
+                    head = gzip.GzipFile(fileobj=f).read(256)
+    except OSError:
+        return  # not readable by the runner: not copied either (Launch says so)
+    if _JOURNAL_HEAD.match(head):
+        raise SandboxError(
+            f"--sandbox: the bot's command names {text!r}, which is or holds {path}, a "
+            "bones journal (a match's secret and deals); no bot may see a journal"
+        )
 
 
 def _resolve(
