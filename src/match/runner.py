@@ -167,7 +167,7 @@ def _watch_limit(config: MatchConfig) -> float | None:
     if timeout is None and config.tc is not None:
         base, inc = parse_tc(config.tc)
         timeout = base + 1000 * inc
-        if tc_cpu(config.tc):
+        if tc_cpu(config.tc, config.sandbox):
             timeout = WALL_FACTOR * timeout + WALL_SLACK
     return hard_limit(timeout)
 
