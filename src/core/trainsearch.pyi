@@ -24,3 +24,13 @@ def pimc(
     weighted by the belief model of sharpness ``infer`` (0: all alike);
     ``(move, new_seed, samples_used)``.  A move other than the policy's own (``expert``,
     ``chain``) only when its paired lead is more than ``gate`` standard errors."""
+
+def gate_statistic(
+    lls: Sequence[float],
+    utilities: Sequence[Sequence[float]],
+    ref: int,
+    best: int,
+    infer: float = 1.0,
+) -> tuple[float, float]:
+    """The effective number of samples and ``best``'s lead over ``ref`` in standard
+    errors, from the weighted sums pimc's search makes of these samples (for tests)."""
