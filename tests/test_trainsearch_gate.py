@@ -21,8 +21,8 @@ def _expected(lls, utilities, ref, best):
     w = [math.exp(ll - top) for ll in lls]
     mass = sum(w)
     effective = mass * mass / sum(x * x for x in w)
-    diff = sum(x * (u[best] - u[ref]) for x, u in zip(w, utilities)) / mass
-    square = sum(x * (u[best] - u[ref]) ** 2 for x, u in zip(w, utilities)) / mass
+    diff = sum(x * (u[best] - u[ref]) for x, u in zip(w, utilities, strict=True)) / mass
+    square = sum(x * (u[best] - u[ref]) ** 2 for x, u in zip(w, utilities, strict=True)) / mass
     spread = max(square - diff * diff, 0.0)
     return effective, diff / math.sqrt(spread / (effective - 1))
 

@@ -662,9 +662,8 @@ def _not_a_journal(text: str, path: str) -> None:
     journal: any match's, not only this one's, for its header holds that match's
     secret and its records every deal.  The message never suggests making it readable."""
     import gzip
-    import zlib
-
     import stat
+    import zlib
 
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe would block the read
