@@ -207,6 +207,10 @@ def _handshakes(config: MatchConfig, handshake_time: float) -> dict[str, BotInfo
         check(config.sandbox_policy())
     policy = config.sandbox_policy()
     commands = {spec: bot_command(spec, config.isolate, config.plugins, policy) for spec in specs}
+    if config.sandbox:  # no bot's read of a shared file changes its residency (issue 43)
+        from ..protocol.sandbox import warm_shared
+
+        warm_shared(list(commands.values()), policy)
     wanted = [spec for spec in specs if commands[spec] is not None]
     if not wanted:
         return {}

@@ -60,6 +60,8 @@ __all__ = [
     "limits",
     "separate",
     "seccomp_filter",
+    "shared_paths",
+    "warm_shared",
     "wrap",
 ]
 
@@ -107,7 +109,10 @@ class SandboxPolicy:
     tree, in CPUs, where that hierarchy has the cpu controller (0: no quota);
     ``count_cpu``: a cgroup that counts the tree's CPU time too where the hierarchy can
     (``cpuacct``; for ``bones match --tc ...:cpu``: on cgroup v1 one more cgroup to join
-    at each start, so only when asked)."""
+    at each start, so only when asked); ``warm``: before a match, bring every page of
+    the shared read-only files into the page cache (:func:`warm_shared`), so that no
+    bot's read changes their residency (``BONES_SANDBOX_WARM=0`` in the environment
+    turns it off, for the tests)."""
 
     memory_mb: int = 1024
     cpus: float = 1.0
@@ -122,6 +127,7 @@ class SandboxPolicy:
     seccomp: bool = True
     cgroup: bool = True
     count_cpu: bool = False
+    warm: bool = True
 
 
 # -- the seccomp filter (libseccomp) -----------------------------------------------------
@@ -177,6 +183,17 @@ DENIED_SYSCALLS = (
     "arm_fadvise64_64",
     "readahead",
     "process_madvise",
+    # reads that say whether a page is cached without caching it, or without waiting:
+    # preadv2/pwritev2 with any flag (RWF_NOWAIT, RWF_DONTCACHE, ...; a program that
+    # wants plain vectored I/O has preadv/pwritev), and Linux AIO (RWF_NOWAIT in an iocb)
+    "preadv2",
+    "pwritev2",
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
     # what one bot sees of another's use of a file both can read: locks, notifications
     "flock",
     "inotify_init",
@@ -190,7 +207,6 @@ DENIED_SYSCALLS = (
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 #: ``madvise`` advice denied: MADV_COLD and MADV_PAGEOUT (which drop a file's pages)
 DENIED_MADVISE = (20, 21)
-_RWF_NOWAIT = 0x8  # preadv2's flag that reads only what is in the page cache
 SECCOMP_HINT = (
     "install pyseccomp (pip install 'bones[sandbox]') and libseccomp "
     "(apt-get install libseccomp2, dnf install libseccomp, pacman -S libseccomp)"
@@ -223,8 +239,7 @@ def seccomp_filter() -> bytes:
     no_new_privs) before the bot starts, built by libseccomp for this machine's
     architecture: :data:`DENIED_SYSCALLS`, ``clone`` with ``CLONE_NEWUSER``,
     ``socket`` of any family but ``AF_UNIX``, ``fcntl`` of :data:`DENIED_FCNTL`,
-    ``madvise`` of :data:`DENIED_MADVISE` and ``preadv2``/``pwritev2`` with
-    ``RWF_NOWAIT`` are EPERM, ``clone3`` is ENOSYS (its flags
+    ``madvise`` of :data:`DENIED_MADVISE` are EPERM, ``clone3`` is ENOSYS (its flags
     are out of a filter's reach; the C library then uses ``clone``), a call of another
     architecture (the x32 ABI on x86_64) kills the process, the rest is allowed.
     :class:`SandboxError` without pyseccomp or libseccomp."""
@@ -246,8 +261,6 @@ def seccomp_filter() -> bytes:
                 rules.add_rule(eperm, name, sc.Arg(1, sc.EQ, command))
     for advice in DENIED_MADVISE:
         rules.add_rule(eperm, "madvise", sc.Arg(2, sc.EQ, advice))
-    for name in ("preadv2", "pwritev2"):
-        rules.add_rule(eperm, name, sc.Arg(5, sc.MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)
@@ -339,6 +352,8 @@ def limits(policy: SandboxPolicy | None = None) -> str:
         text += "; no cgroup freezer: each bot started when its game comes (none ahead)"
     if policy.seccomp:
         text += "; seccomp filter (libseccomp)"
+    if policy.warm and os.environ.get("BONES_SANDBOX_WARM") != "0":
+        text += "; shared files' page cache warmed before the games"
     return text
 
 
@@ -885,6 +900,42 @@ def wrap(
         spec += ",count_cpu=1" if policy.count_cpu else ""
         argv.insert(0, _CGROUP + spec)
     return [*argv, "--", *command]
+
+
+#: When :func:`warm_shared` last warmed each set of shared paths (a match start warms
+#: again only after this many seconds: the tests play many matches in one process).
+_WARMED: dict[tuple[str, ...], float] = {}
+WARM_AGAIN = 600.0
+
+
+def shared_paths(command: Sequence[str]) -> list[str]:
+    """The host paths a :func:`wrap` command binds read-only and shares with every other
+    bot (the system, the Python installation, the bones package; not the entry's own
+    copies)."""
+    out = []
+    for index, arg in enumerate(command[:-2]):
+        if arg == "--ro-bind" and not command[index + 1].startswith(_COPY):
+            out.append(command[index + 1])
+    return out
+
+
+def warm_shared(commands: Sequence[Sequence[str] | None], policy: SandboxPolicy | None) -> Any:
+    """Before a match: bring every page of the files the :func:`wrap` commands share into
+    the page cache (:func:`bones.protocol.residency.warm`), so that a bot's first read of
+    a rarely read page tells it nothing of what an earlier game or its partner read.
+    None when ``policy.warm`` is off (or ``BONES_SANDBOX_WARM=0``) or done in this
+    process within :data:`WARM_AGAIN` seconds; else its
+    :class:`~bones.protocol.residency.Warmth`."""
+    if policy is None or not policy.warm or os.environ.get("BONES_SANDBOX_WARM") == "0":
+        return None
+    from .residency import warm
+
+    roots = tuple(sorted({p for c in commands if c for p in shared_paths(c)}))
+    if not roots or time.monotonic() - _WARMED.get(roots, -1e9) < WARM_AGAIN:
+        return None
+    done = warm(roots)
+    _WARMED[roots] = time.monotonic()
+    return done
 
 
 def separate(commands: Sequence[Sequence[str] | None], private: Sequence[str] = ()) -> None:
