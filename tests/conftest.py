@@ -11,10 +11,6 @@ import pytest
 # here and in every process a test starts.  The tests that load a plugin through an entry
 # point on purpose take the ``plugin_autoload`` fixture (docs/testing.md).
 os.environ["BONES_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-# Warming the page cache of every shared file before each --sandbox match (issue 43)
-# reads the whole Python installation and /usr once: tests/test_residency.py checks it
-# on small folders, the other tests leave it out.
-os.environ.setdefault("BONES_SANDBOX_WARM", "0")
 
 
 @pytest.fixture

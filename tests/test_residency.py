@@ -65,11 +65,13 @@ def test_warm_shared_warms_the_shared_paths_of_the_commands_once(tmp_path, monke
     seen = []
     monkeypatch.setattr(residency, "warm", lambda roots: seen.append(roots) or "warmed")
     monkeypatch.setattr(sandbox, "_WARMED", {})
-    monkeypatch.setenv("BONES_SANDBOX_WARM", "0")
-    assert warm_shared([command], SandboxPolicy()) is None and not seen
-    monkeypatch.delenv("BONES_SANDBOX_WARM")
-    assert warm_shared([command], SandboxPolicy(warm=False)) is None and not seen
-    assert warm_shared([command, None], SandboxPolicy()) == "warmed"
+    monkeypatch.delenv("BONES_SANDBOX_WARM", raising=False)
+    assert warm_shared([command], SandboxPolicy()) is None and not seen  # off by default
+    assert "page cache warmed" not in sandbox.limits(SandboxPolicy())
+    assert warm_shared([command, None], SandboxPolicy(warm=True)) == "warmed"
     assert seen == [tuple(sorted(set(paths)))]
-    assert warm_shared([command], SandboxPolicy()) is None  # done within WARM_AGAIN
+    assert warm_shared([command], SandboxPolicy(warm=True)) is None  # within WARM_AGAIN
+    monkeypatch.setattr(sandbox, "_WARMED", {})
+    monkeypatch.setenv("BONES_SANDBOX_WARM", "1")
+    assert warm_shared([command], SandboxPolicy()) == "warmed"
     assert "page cache warmed" in sandbox.limits(SandboxPolicy())

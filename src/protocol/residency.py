@@ -12,8 +12,10 @@ resident, a read changes nothing: every probe reads "cached".  A bot cannot evic
 them (the filter denies ``fadvise``, ``madvise(MADV_PAGEOUT)``, ``cachestat``...; its
 memory cgroup reclaims only the pages charged to it, and these were charged to the
 runner, which read them first), but the rest of the machine can: under memory pressure
-the kernel drops pages, so :func:`warm` runs at every match start, and its report
-says whether everything was resident at the end.
+the kernel drops the pages read once before those read again, so the pages an attacker
+touched outlive the others, and the channel comes back (docs/contest.md measures it on
+the project's machine: 48 of 64 bits a game still carried).  That is why
+:class:`~bones.protocol.sandbox.SandboxPolicy` leaves it off unless asked.
 
 The check is ``mincore`` on a read-only mapping of each file (no copy of what is
 resident already); only files with a page out of memory are read.  Files larger than
