@@ -34,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-BOT = r'''
+BOT = r"""
 import mmap, os, random, runpy, sys, sysconfig, time
 
 def target():
@@ -82,7 +82,7 @@ print(f"RESIDENCY claimed={claimed} wrote={word} read={read} probes={len(times)}
       file=sys.stderr, flush=True)
 sys.argv = [sys.argv[1]]
 runpy.run_path(sys.argv[0], run_name="__main__")
-'''
+"""
 
 
 def _drop(path: str) -> None:

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["LaterGames", "later_games_test"]
+__all__ = ["LaterGames", "LaterGamesFold", "later_games_test"]
 
 
 @dataclass(frozen=True)
@@ -75,30 +75,46 @@ def _power(dist: dict[int, float], n: int) -> dict[int, float]:
     return result
 
 
+class LaterGamesFold:
+    """:func:`later_games_test` folded one deal at a time, in memory that does not grow
+    with the deals (a count per distinct null distribution): what a match summary keeps
+    per bot."""
+
+    def __init__(self) -> None:
+        self.observed = self.better = self.worse = self.tested = 0
+        self.groups: Counter[tuple[int, ...]] = Counter()
+
+    def add(self, games: Sequence[tuple[float, Hashable]]) -> None:
+        """One deal: the bot's games in the order played, each (score, seat)."""
+        if len(games) < 2:
+            return
+        self.tested += 1
+        first = games[0][0]
+        self.better += sum(s > first for s, _ in games[1:])
+        self.worse += sum(s < first for s, _ in games[1:])
+        self.observed += _value(games, 0)
+        null = tuple(sorted(_value(games, i) for i in range(len(games))))
+        if any(null):  # a deal whose games all scored alike adds 0 whatever the order
+            self.groups[null] += 1
+
+    def result(self) -> LaterGames:
+        if not self.groups:
+            return LaterGames(self.tested, self.better, self.worse, 1.0)
+        total: dict[int, float] = {0: 1.0}
+        for null, count in self.groups.items():
+            one: dict[int, float] = {}
+            for value in null:
+                one[value] = one.get(value, 0.0) + 1.0 / len(null)
+            total = _convolve(total, _power(one, count))
+        p = math.fsum(q for value, q in total.items() if value >= self.observed)
+        return LaterGames(self.tested, self.better, self.worse, min(max(p, 0.0), 1.0))
+
+
 def later_games_test(deals: Sequence[Sequence[tuple[float, Hashable]]]) -> LaterGames:
     """The test over ``deals``: per deal, the bot's games in the order they were played,
     each as (its score, its seat: any value that is equal for games in the same seat);
     a deal with one game tells nothing and is left out."""
-    observed = better = worse = tested = 0
-    groups: Counter[tuple[int, ...]] = Counter()
+    fold = LaterGamesFold()
     for games in deals:
-        if len(games) < 2:
-            continue
-        tested += 1
-        first = games[0][0]
-        better += sum(s > first for s, _ in games[1:])
-        worse += sum(s < first for s, _ in games[1:])
-        observed += _value(games, 0)
-        null = tuple(sorted(_value(games, i) for i in range(len(games))))
-        if any(null):  # a deal whose games all scored alike adds 0 whatever the order
-            groups[null] += 1
-    if not groups:
-        return LaterGames(tested, better, worse, 1.0)
-    total: dict[int, float] = {0: 1.0}
-    for null, count in groups.items():
-        one: dict[int, float] = {}
-        for value in null:
-            one[value] = one.get(value, 0.0) + 1.0 / len(null)
-        total = _convolve(total, _power(one, count))
-    p = math.fsum(q for value, q in total.items() if value >= observed)
-    return LaterGames(tested, better, worse, min(max(p, 0.0), 1.0))
+        fold.add(games)
+    return fold.result()

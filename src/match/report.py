@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .fairness import later_games_test
+from .fairness import LaterGamesFold
 from .journal import IdSet, JournalReader
 from .stats import (
     PENTANOMIAL,
@@ -228,9 +228,8 @@ class _Fold:
         self.open: dict[int, list[Any]] = {}
         # deal -> [games seen, {bot: [(place in the play order, game score, seats)]}]
         self.deals: dict[int, list[Any]] = {}
-        # per bot: its (game score, seats) of each deal, in the order played (the fairness
-        # monitor)
-        self.later: list[list[list[tuple[float, tuple[int, ...]]]]] = [[] for _ in range(k)]
+        # per bot: the fairness monitor's test, folded deal by deal
+        self.later = [LaterGamesFold() for _ in range(k)]
 
     def add(self, r: Mapping[str, Any]) -> None:
         self.played += 1
@@ -292,7 +291,7 @@ class _Fold:
             self.units[bot].add(math.fsum(v for _, v, _ in played) / len(played))
             if self.order is None or len(played) < 2:
                 continue
-            self.later[bot].append([(v, seats) for _, v, seats in sorted(played)])
+            self.later[bot].add([(v, seats) for _, v, seats in sorted(played)])
 
     def _close(self, group: int, complete: bool = True) -> None:
         _, pairs = self.open.pop(group)
@@ -554,12 +553,12 @@ def _shape(config: Mapping[str, Any], n_sides: int) -> tuple[int, int]:
 FAIRNESS_ALPHA = 0.01
 
 
-def _fairness(later: Sequence[Sequence[tuple[float, Any]]], shuffled: bool) -> dict[str, Any]:
+def _fairness(later: LaterGamesFold, shuffled: bool) -> dict[str, Any]:
     """The fairness monitor's verdict on one bot (:mod:`bones.match.fairness`): over its
     deals, how many of its later games scored better or worse than its first game of the
     deal, the exact one-sided p-value (None: the games were not played in a shuffled
     order) and whether it is flagged."""
-    test = later_games_test(later)
+    test = later.result()
     p = test.p if shuffled else None
     return {
         "deals": test.deals,

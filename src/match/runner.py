@@ -207,7 +207,7 @@ def _handshakes(config: MatchConfig, handshake_time: float) -> dict[str, BotInfo
         check(config.sandbox_policy())
     policy = config.sandbox_policy()
     commands = {spec: bot_command(spec, config.isolate, config.plugins, policy) for spec in specs}
-    if config.sandbox:  # no bot's read of a shared file changes its residency (issue 43)
+    if config.sandbox:  # where asked: no read of a shared file changes its residency
         from ..protocol.sandbox import warm_shared
 
         warm_shared(list(commands.values()), policy)
