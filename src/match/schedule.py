@@ -450,7 +450,7 @@ class PlayOrder:
     :data:`ORDER_BLOCK` deals shuffled together, block after block.  So the games of a
     deal come in a random order, with the other deals' games between them: which seating
     of a deal is played first is chance, which the fairness monitor
-    (:func:`bones.match.stats.sign_test`) relies on.  The shuffle is a function of
+    (:mod:`bones.match.fairness`) relies on.  The shuffle is a function of
     ``key`` (the match's secret, or its seed) and the block: a resumed match, and its
     report, find the same order again."""
 
