@@ -163,11 +163,13 @@ def test_honest_contests_are_rarely_flagged():
 
 @pytest.mark.slow
 def test_the_detection_table():
+    """docs/contest.md's table: exploiting games 2 and 3 every time is flagged in at
+    least 80% of the contests of 200 deals and more; exploiting half of them (about 7
+    points) is not, at 200 deals (60 of 100 there), which the docs say."""
     rows = table(contests=100)
-    middle_200 = [r for r in rows if r[0] == "middle" and r[1] == 200]
-    for _, _, fraction, gained, flagged, _, _ in middle_200:
-        if gained and fraction >= 0.5:
-            assert flagged >= 0.8 * gained
+    for name, deals, fraction, gained, flagged, _, _ in rows:
+        if name == "middle" and deals >= 200 and fraction == 1.0:
+            assert gained == 100 and flagged >= 80, (deals, flagged)
 
 
 def table(contests: int) -> list[tuple[str, int, float, int, int, int, float]]:
