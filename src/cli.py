@@ -401,10 +401,11 @@ def _match_parsers(sub: Any) -> None:
     )
     p.add_argument(
         "--tc",
-        metavar="GAME+INC[:cpu]",
+        metavar="GAME+INC[:cpu|:wall]",
         help="a clock per game and bot, cutechess style: GAME seconds, plus INC seconds "
         "after each move (e.g. 10+0.1); a bot whose clock runs out loses the game; "
-        "GAME+INC:cpu counts each bot's own CPU time instead of wall time",
+        ":cpu counts each bot's own CPU time (the default with --sandbox), :wall wall time "
+        "(the default without)",
     )
     p.add_argument(
         "--bot-logs",

@@ -53,7 +53,7 @@ def _mark() -> None:
 
 
 _mark()
-schedule.bot_seed = lambda game_seed, seat, secret=None: game_seed  # the attack
+schedule.bot_seed = lambda game_seed, seat, secret=None, encounter=0: game_seed  # the attack
 
 
 class MarkerBot(Bot):

@@ -189,15 +189,16 @@ def test_a_hog_costs_its_opponent_no_game_on_time(tmp_path, spinners):
 
 
 def test_the_sandbox_asks_for_a_cpu_count_only_under_a_cpu_clock():
-    """``--tc ...:cpu`` puts ``count_cpu`` in the sandbox's policy and the bot's cgroup
-    request; a wall clock does not (one cgroup fewer to join at each start on v1)."""
+    """A CPU clock (``--tc ...:cpu``, the sandbox's default) puts ``count_cpu`` in the
+    sandbox's policy and the bot's cgroup request; a wall clock does not (one cgroup
+    fewer to join at each start on v1)."""
     from bones.protocol.sandbox import SandboxError, SandboxPolicy, wrap
 
     def policy(tc: str | None) -> SandboxPolicy:
         return MatchConfig(bots=("a", "b"), sandbox=True, tc=tc).sandbox_policy()
 
-    assert policy("5+0.1:cpu").count_cpu
-    assert not policy("5+0.1").count_cpu and not policy(None).count_cpu
+    assert policy("5+0.1:cpu").count_cpu and policy("5+0.1").count_cpu  # cpu: the default
+    assert not policy("5+0.1:wall").count_cpu and not policy(None).count_cpu
     try:
         counted = wrap(["/bin/true"], SandboxPolicy(count_cpu=True, seccomp=False))
         plain = wrap(["/bin/true"], SandboxPolicy(seccomp=False))

@@ -70,7 +70,9 @@ def test_the_cheat_sees_through_unkeyed_seeds_in_a_match(tmp_path, monkeypatch):
     from bones.match import schedule
 
     unkeyed = schedule.bot_seed
-    monkeypatch.setattr(schedule, "bot_seed", lambda seed, seat, secret=None: unkeyed(seed, seat))
+    monkeypatch.setattr(
+        schedule, "bot_seed", lambda seed, seat, secret=None, encounter=0: unkeyed(seed, seat)
+    )
     for variant, players in GAMES:
         _, records, cheats = _cheats(tmp_path, variant, players)
         assert len(cheats) == len(records) == 12, (variant, cheats[:1])

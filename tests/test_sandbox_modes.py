@@ -186,7 +186,7 @@ def test_an_ordinary_user_match_says_which_limits_hold(nobody):
     # no cgroup that user could write: the processes by RLIMIT_NPROC, in its namespace
     assert "256 processes (RLIMIT_NPROC, counted in the bot's user namespace)" in line
     assert "no writable cgroup hierarchy with memory and pids: no cgroup limits" in line
-    assert line.endswith("; seccomp filter (libseccomp)")
+    assert "; seccomp filter (libseccomp); open: residency" in line
 
 
 @needs_bwrap

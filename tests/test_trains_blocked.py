@@ -159,3 +159,27 @@ def test_the_sampler_rebuilds_a_round_that_went_on_after_a_full_run_of_passes():
         if done == 5:
             break
     assert done == 5
+
+
+def test_play_goes_on_when_only_a_seat_two_or_more_turns_away_can_place():
+    """Issue 43: the tests above reach the seat next after a run of passes; here the next
+    seats cannot place and only one further round can.  Mexican Train, 4 seats, stock
+    empty: 12-3@P0; seats 1, 2, 3 pass (P0 is private, nobody holds a 12); seat 0 passes
+    (four passes in a row, the old rule's block), its marker making P0 public with its
+    3 open.  Seat 1 (next) holds 0-1 and seat 2 holds 0-2: neither can place; seat 3,
+    three turns from the passer, holds 3-6.  Play goes on to it; only after its
+    placement and four more passes is the round blocked."""
+    deal = dict(hands=[["12-3", "9-9"], ["0-1"], ["0-2"], ["3-6", "8-8"]], stock=[], leader=0)
+    r = Round.from_deal("mexican-train", **deal, partial=True)
+    r.play("12-3@P0")
+    assert [e[:2] for e in r.log[1:]] == [("pass", 1), ("pass", 2), ("pass", 3), ("pass", 0),
+                                          ("pass", 1), ("pass", 2)]  # fmt: skip
+    assert not r.is_over and r.to_move == 3
+    assert [str(m) for m in r.legal_moves] == ["6-3@P0"]
+    r.play("6-3@P0")
+    assert [e[:2] for e in r.log[8:]] == [("pass", 0), ("pass", 1), ("pass", 2), ("pass", 3)]
+    assert r.result.reason == "blocked" and r.result.points == (18, 1, 2, 16)
+    m = TrainsModel("trains", set_max=12, engine=12, **deal)  # the independent model agrees
+    for move in r.moves:
+        m.play(str(move))
+    assert m.result is not None and m.result.reason == "blocked" and no_seat_can_place(m)

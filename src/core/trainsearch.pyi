@@ -35,3 +35,13 @@ def pimc(
     (``expert``, ``chain``) only when its paired lead is more than ``gate`` standard
     errors.  The same signature as ``bones.core.search.pimc``; ``exact`` and ``weights``
     do not apply here (ValueError unless None)."""
+
+def gate_statistic(
+    lls: Sequence[float],
+    utilities: Sequence[Sequence[float]],
+    ref: int,
+    best: int,
+    infer: float = 1.0,
+) -> tuple[float, float]:
+    """The effective number of samples and ``best``'s lead over ``ref`` in standard
+    errors, from the weighted sums pimc's search makes of these samples (for tests)."""

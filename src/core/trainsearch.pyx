@@ -60,6 +60,57 @@ cdef double lead(const double* sums, int n, int i, int ref) noexcept nogil:
     return diff / sqrt(spread / (effective - 1))
 
 
+cdef void add_sample(double* sums, int n, const double* cur, int ref, double ll, double infer,
+                     double* shift) noexcept nogil:
+    """Add one sample's utilities ``cur`` (one per move) to ``sums`` (as :func:`search`
+    lays them out), weighted by exp(ll - shift) under ``infer`` > 0 (else 1), ``shift``
+    the largest log-likelihood so far: when ``ll`` exceeds it the sums are rescaled to
+    the new shift first (the squared weights by its square), so that the weights stay
+    numbers on a long record and their ratios stay exact."""
+    cdef double weight = 1, scale
+    cdef int i
+    if infer > 0:
+        if ll > shift[0]:
+            scale = exp(shift[0] - ll)
+            for i in range(2 * n + 1):
+                sums[i] *= scale
+            sums[2 * n + 1] *= scale * scale
+            shift[0] = ll
+        weight = exp(ll - shift[0])
+    for i in range(n):
+        sums[i] += weight * cur[i]
+        if ref >= 0:
+            sums[n + i] += weight * (cur[i] - cur[ref]) * (cur[i] - cur[ref])
+    sums[2 * n] += weight
+    sums[2 * n + 1] += weight * weight
+
+
+def gate_statistic(lls, utilities, int ref, int best, double infer=1.0):
+    """The weighted sums pimc's gate reads, made by the same code as a search's from
+    given samples (``lls``: each sample's log-likelihood; ``utilities``: per sample, one
+    utility per move): ``(effective number of samples, best's lead over ref in standard
+    errors)``.  For the tests, which recompute both from the weights."""
+    cdef int n = len(utilities[0]) if len(utilities) else 0
+    cdef double sums[2 * TR_MAX_MOVES + 2]
+    cdef double cur[TR_MAX_MOVES]
+    cdef double shift = -1e300
+    cdef int i
+    if not 1 <= n <= TR_MAX_MOVES or len(lls) != len(utilities):
+        raise ValueError("one log-likelihood per sample and 1 to TR_MAX_MOVES utilities each")
+    if not (0 <= ref < n and 0 <= best < n):
+        raise ValueError("ref and best must be moves of the samples")
+    for i in range(2 * n + 2):
+        sums[i] = 0
+    for ll, row in zip(lls, utilities):
+        if len(row) != n:
+            raise ValueError("every sample needs one utility per move")
+        for i in range(n):
+            cur[i] = row[i]
+        add_sample(sums, n, cur, ref, ll, infer, &shift)
+    effective = 0.0 if sums[2 * n + 1] <= 0 else sums[2 * n] * sums[2 * n] / sums[2 * n + 1]
+    return effective, lead(sums, n, best, ref)
+
+
 cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const int* codes,
                 int n, double* sums, int ref, int samples, double start, double time_ms,
                 int policy, double infer, double* shift, uint64_t* rng) noexcept nogil:
@@ -73,7 +124,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
     cut short is dropped, so every move is scored on the same deals (at least one sample
     is always completed).  shift starts at -1e300 and is left at the last one."""
     cdef double cur[TR_MAX_MOVES]
-    cdef double ll, weight = 1, scale
+    cdef double ll
     cdef int used = 0, i
     cdef bint over = False
     while used < samples and not over:
@@ -88,20 +139,7 @@ cdef int search(TrainSampler sampler, TrainState* base, TrainState* work, const 
             cur[i] = utility(work, sampler.seat)
         if over:
             break
-        if infer > 0:
-            if ll > shift[0]:
-                scale = exp(shift[0] - ll)
-                for i in range(2 * n + 1):
-                    sums[i] *= scale
-                sums[2 * n + 1] *= scale * scale
-                shift[0] = ll
-            weight = exp(ll - shift[0])
-        for i in range(n):
-            sums[i] += weight * cur[i]
-            if ref >= 0:
-                sums[n + i] += weight * (cur[i] - cur[ref]) * (cur[i] - cur[ref])
-        sums[2 * n] += weight
-        sums[2 * n + 1] += weight * weight
+        add_sample(sums, n, cur, ref, ll, infer, shift)
         used += 1
     return used
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from .fairness import LaterGamesFold
 from .journal import IdSet, JournalError, JournalReader, no_games, open_journal
 from .stats import (
     PENTANOMIAL,
@@ -28,7 +29,6 @@ from .stats import (
     elo_from_score,
     estimate_counts,
     game_scores,
-    sign_test,
     t_quantile,
 )
 
@@ -307,10 +307,10 @@ class _Fold:
         self.played = 0
         # group -> [games seen, {(a, b): [pair scores]}]
         self.open: dict[int, list[Any]] = {}
-        # deal -> [games seen, {bot: [(place in the play order, game score)]}]
+        # deal -> [games seen, {bot: [(place in the play order, game score, seats)]}]
         self.deals: dict[int, list[Any]] = {}
-        # per bot: deals whose last game scored better, worse, the same as the first
-        self.later = [[0, 0, 0] for _ in range(k)]
+        # per bot: the fairness monitor's test, folded deal by deal
+        self.later = [LaterGamesFold() for _ in range(k)]
 
     def add(self, r: Mapping[str, Any]) -> None:
         self.played += 1
@@ -341,11 +341,13 @@ class _Fold:
                 if 0 <= bot < self.k:
                     dealt[2].setdefault(bot, []).append(margin)
         place = gid if self.order is None else self.order.rank(gid)
+        seat_bots = r.get("seat_bots") or ()
         for bot, score, wdl in scores:
             self.games[bot] += 1
             self.points[bot].add(score)
             self.wdl[bot][wdl] += 1
-            dealt[1].setdefault(bot, []).append((place, score))
+            seats = tuple(i for i, b in enumerate(seat_bots) if b == bot)  # its hand(s)
+            dealt[1].setdefault(bot, []).append((place, score, seats))
         forfeit = r.get("forfeit")
         if forfeit and 0 <= forfeit.get("seat", -1) < len(r["seat_bots"]):
             culprit = r["seat_bots"][forfeit["seat"]]
@@ -370,16 +372,15 @@ class _Fold:
     def _close_deal(self, deal: int) -> None:
         """A bot's unit is its mean score over a deal's games (the games of a deal share
         its luck, across encounters too); with a shuffled play order, whether its last
-        game of the deal scored better than its first (the fairness monitor)."""
+        games of the deal scored better than its first (the fairness monitor)."""
         _, bots, margins = self.deals.pop(deal)
         for bot, values in margins.items():
             self.margins[bot].add(sum(values, Fraction(0)) / len(values))
         for bot, played in bots.items():
-            self.units[bot].add(math.fsum(v for _, v in played) / len(played))
+            self.units[bot].add(math.fsum(v for _, v, _ in played) / len(played))
             if self.order is None or len(played) < 2:
                 continue
-            first, last = min(played)[1], max(played)[1]
-            self.later[bot][0 if last > first else 1 if last < first else 2] += 1
+            self.later[bot].add([(v, seats) for _, v, seats in sorted(played)])
 
     def _close(self, group: int, complete: bool = True) -> None:
         _, pairs = self.open.pop(group)
@@ -655,16 +656,17 @@ def _shape(config: Mapping[str, Any], n_sides: int) -> tuple[int, int]:
 FAIRNESS_ALPHA = 0.01
 
 
-def _fairness(later: Sequence[int], shuffled: bool) -> dict[str, Any]:
-    """The fairness monitor's verdict on one bot: in how many deals its last game
-    scored better or worse than its first, the sign test's one-sided p-value (None: the
-    games were not played in a shuffled order) and whether it is flagged."""
-    better, worse, same = later
-    p = sign_test(better, worse) if shuffled else None
+def _fairness(later: LaterGamesFold, shuffled: bool) -> dict[str, Any]:
+    """The fairness monitor's verdict on one bot (:mod:`bones.match.fairness`): over its
+    deals, how many of its later games scored better or worse than its first game of the
+    deal, the exact one-sided p-value (None: the games were not played in a shuffled
+    order) and whether it is flagged."""
+    test = later.result()
+    p = test.p if shuffled else None
     return {
-        "deals": better + worse + same,
-        "later_better": better,
-        "later_worse": worse,
+        "deals": test.deals,
+        "later_better": test.better,
+        "later_worse": test.worse,
         "p": p,
         "flagged": p is not None and p < FAIRNESS_ALPHA,
     }
@@ -863,8 +865,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
             for b in bots
         )
         lines.append(
-            f"Fairness (deals whose last game scored better/worse than the first, sign "
-            f"test, flagged at p < {fair['alpha']:g}): {tests}"
+            f"Fairness (later games of a deal that scored better/worse than the bot's "
+            f"first, exact test, flagged at p < {fair['alpha']:g}): {tests}"
         )
     lines += _forfeit_lines(bots)
     if void:

@@ -167,7 +167,7 @@ def _watch_limit(config: MatchConfig) -> float | None:
     if timeout is None and config.tc is not None:
         base, inc = parse_tc(config.tc)
         timeout = base + 1000 * inc
-        if tc_cpu(config.tc):
+        if tc_cpu(config.tc, config.sandbox):
             timeout = WALL_FACTOR * timeout + WALL_SLACK
     return hard_limit(timeout)
 
@@ -207,6 +207,10 @@ def _handshakes(config: MatchConfig, handshake_time: float) -> dict[str, BotInfo
         check(config.sandbox_policy())
     policy = config.sandbox_policy()
     commands = {spec: bot_command(spec, config.isolate, config.plugins, policy) for spec in specs}
+    if config.sandbox:  # where asked: no read of a shared file changes its residency
+        from ..protocol.sandbox import warm_shared
+
+        warm_shared(list(commands.values()), policy)
     wanted = [spec for spec in specs if commands[spec] is not None]
     if not wanted:
         return {}

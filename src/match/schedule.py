@@ -196,7 +196,7 @@ class MatchConfig:
             return None
         from ..protocol.sandbox import SandboxPolicy
 
-        count_cpu = self.tc is not None and tc_cpu(self.tc)
+        count_cpu = self.tc is not None and tc_cpu(self.tc, self.sandbox)
         if self.sandbox_memory is None:
             return SandboxPolicy(count_cpu=count_cpu)
         return SandboxPolicy(memory_mb=self.sandbox_memory, count_cpu=count_cpu)
@@ -241,23 +241,29 @@ _TC = re.compile(
 
 def parse_tc(text: str) -> tuple[float, float]:
     """``"10+0.1"`` -> ``(10.0, 0.1)``: a time control of GAME_SECONDS per game plus
-    INCREMENT seconds after each move (``"60"``: no increment), counted in wall time or,
-    with ``":cpu"`` after it, in the CPU time of each bot's own processes
-    (:func:`tc_cpu`); :class:`MatchError` otherwise."""
+    INCREMENT seconds after each move (``"60"``: no increment), counted in the CPU time
+    of each bot's own processes (``":cpu"`` after it, the default under ``sandbox``) or
+    in wall time (``":wall"``, the default otherwise; :func:`tc_cpu`);
+    :class:`MatchError` otherwise."""
     match = _TC.fullmatch(text) if isinstance(text, str) else None
     if match is None or not float(match.group(1)) > 0:
         raise MatchError(
             f"--tc takes GAME_SECONDS+INCREMENT, GAME_SECONDS > 0, and :cpu to count each "
-            f"bot's own CPU time (e.g. 10+0.1, 60 for no increment, 10+0.1:cpu); got "
-            f"{text!r}"
+            f"bot's own CPU time or :wall for wall time (e.g. 10+0.1, 60 for no increment, "
+            f"10+0.1:cpu); got {text!r}"
         )
     return float(match.group(1)), float(match.group(2) or 0)
 
 
-def tc_cpu(text: str) -> bool:
-    """Whether the time control ``text`` (valid for :func:`parse_tc`) counts CPU time."""
+def tc_cpu(text: str, sandbox: bool = False) -> bool:
+    """Whether the time control ``text`` (valid for :func:`parse_tc`) counts CPU time:
+    ``:cpu`` does, ``:wall`` does not, and with neither it does in a ``sandbox`` match:
+    there the bots' clocks are fair by default (a bot that hogs the CPU takes no time
+    from its opponent's clock; one that sleeps is stopped by the wall-time backstop)."""
     match = _TC.fullmatch(text)
-    return match is not None and match.group(3) == "cpu"
+    if match is None:
+        return False
+    return match.group(3) == "cpu" or (match.group(3) is None and sandbox)
 
 
 def tc_text(tc: tuple[float, float], cpu: bool = False) -> str:
@@ -372,17 +378,22 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
-def bot_seed(game_seed: int, seat: int, secret: str | None = None) -> int:
+def bot_seed(game_seed: int, seat: int, secret: str | None = None, encounter: int = 0) -> int:
     """The seed of the bot in ``seat`` of a game (unless its spec names a seed): it
-    depends on the deal and the seat only, so identical bots replay identical games.
+    depends on the deal, the seat and the ``encounter`` (the pairing of a round robin or
+    gauntlet) only, so identical bots replay identical games of one encounter, and a
+    bot meeting two opponents on one deal gets two seeds (its play against one tells
+    it nothing of its play against the other).  Encounter 0 keeps the seeds of before.
 
     With the match's ``secret`` (hex) it is a keyed hash, BLAKE2b keyed with the secret,
     of the game seed and the seat: it tells the bot nothing about the deal.  Without one
     (journals written before bones had secrets) it is the old, invertible
     ``derive(game seed, 4, seat)``."""
     if secret is None:
-        return _mix(game_seed, 4, seat)
-    return _keyed(secret, f"bones-bot-seed:{game_seed & _MASK64}:{seat}")
+        seed = _mix(game_seed, 4, seat)
+        return _mix(seed, 5, encounter) if encounter else seed
+    more = f":{encounter}" if encounter else ""
+    return _keyed(secret, f"bones-bot-seed:{game_seed & _MASK64}:{seat}{more}")
 
 
 @dataclass(frozen=True)
@@ -439,7 +450,7 @@ class PlayOrder:
     :data:`ORDER_BLOCK` deals shuffled together, block after block.  So the games of a
     deal come in a random order, with the other deals' games between them: which seating
     of a deal is played first is chance, which the fairness monitor
-    (:func:`bones.match.stats.sign_test`) relies on.  The shuffle is a function of
+    (:mod:`bones.match.fairness`) relies on.  The shuffle is a function of
     ``key`` (the match's secret, or its seed) and the block: a resumed match, and its
     report, find the same order again."""
 
@@ -543,7 +554,8 @@ class Plan:
             raise ValueError("a plan without its secret cannot make the bots' seeds")
         c = self.config
         seed = self.game_seed(gid)
-        return [bot_seed(seed, seat, c.secret) for seat in range(c.players)]
+        encounter = self.schedule.locate(gid)[1]
+        return [bot_seed(seed, seat, c.secret, encounter) for seat in range(c.players)]
 
     def task(
         self, gid: int, bot_seeds: Sequence[int] | None = None, game_seed: int | None = None
@@ -589,7 +601,7 @@ class Plan:
             out["commands"] = [self.commands[b] for b in seat_bots]
         if self.config.tc is not None:
             out["tc"] = parse_tc(self.config.tc)
-            if tc_cpu(self.config.tc):
+            if tc_cpu(self.config.tc, self.config.sandbox):
                 out["tc_cpu"] = True
         if self.config.bot_logs is not None and "commands" in out:
             out["bot_logs"] = self.config.bot_logs

@@ -300,9 +300,10 @@ class Cgroup:
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
 
-    def thaw(self) -> None:
-        """Let the processes run again (after :meth:`freeze`).  Idempotent."""
-        if self.frozen and self.freezer is not None:
+    def thaw(self, force: bool = False) -> None:
+        """Let the processes run again (after :meth:`freeze`; with ``force`` whatever
+        this object believes: a freeze it did not record).  Idempotent."""
+        if (self.frozen or force) and self.freezer is not None:
             with contextlib.suppress(FileNotFoundError):
                 self._set_frozen(False)
         self.frozen = False
@@ -319,18 +320,19 @@ class Cgroup:
                 out.update(int(p) for p in _read(path).split())
         return sorted(out)
 
-    def kill(self) -> None:
-        """SIGKILL every process in the cgroup now, and thaw it if frozen: a frozen
-        process dies of SIGKILL only once thawed (v1)."""
+    def kill(self, thaw: bool = False) -> None:
+        """SIGKILL every process in the cgroup now, and thaw it if frozen (with ``thaw``,
+        whether or not it knows of a freeze): a frozen process dies of SIGKILL only once
+        thawed (v1)."""
         if self.hierarchy.version == 2 and self.folders:
             with contextlib.suppress(OSError):  # Linux 5.14: the kernel kills them all
                 _write_if(os.path.join(self.folders[0], "cgroup.kill"), "1")
         for pid in self.pids():
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        if self.frozen:
+        if self.frozen or thaw:
             with contextlib.suppress(OSError):
-                self.thaw()
+                self.thaw(force=thaw)
 
     def close(self, wait: float = 2.0) -> None:
         """SIGKILL every process in the cgroup (again, until none is left, for one that

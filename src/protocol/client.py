@@ -50,6 +50,7 @@ _LENGTH = struct.Struct(">I")
 _READ_CHUNK = 1 << 16
 _FLUSH_AT = 1 << 16  # buffered frames are written out once they reach this size
 _TAIL_SHOWN = 800  # characters of the bot's stderr quoted in an error message
+_REAP = 0.5  # seconds to wait for a killed bot to go before thawing its cgroup
 _CPU_CHECK = 0.05  # seconds between looks at a bot's CPU time while it has a CPU limit
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -632,7 +633,13 @@ class ExternalBot(Bot):
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             proc.kill()
-        proc.wait()
+        try:  # SIGKILL ends a process at once, unless its cgroup is frozen
+            proc.wait(timeout=_REAP)
+        except subprocess.TimeoutExpired:
+            if self._launch is not None:  # a freeze nobody ended: thawed, killed again
+                self._launch.unfreeze()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=_REAP)  # else left to Popen's own reaping
         self._unjail()
         if self._stderr is not None:
             self._stderr.join(5.0)  # at once when the pipe ends; long only on a loaded machine

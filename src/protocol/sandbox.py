@@ -60,6 +60,8 @@ __all__ = [
     "limits",
     "separate",
     "seccomp_filter",
+    "shared_paths",
+    "warm_shared",
     "wrap",
 ]
 
@@ -107,7 +109,11 @@ class SandboxPolicy:
     tree, in CPUs, where that hierarchy has the cpu controller (0: no quota);
     ``count_cpu``: a cgroup that counts the tree's CPU time too where the hierarchy can
     (``cpuacct``; for ``bones match --tc ...:cpu``: on cgroup v1 one more cgroup to join
-    at each start, so only when asked)."""
+    at each start, so only when asked); ``warm``: before a match, bring every page of
+    the shared read-only files into the page cache (:func:`warm_shared`; also
+    ``BONES_SANDBOX_WARM=1`` in the environment), which narrows the residency channel
+    on a machine with memory to spare but does not close it where the kernel reclaims
+    pages (docs/contest.md: measured), so it is off by default."""
 
     memory_mb: int = 1024
     cpus: float = 1.0
@@ -122,6 +128,7 @@ class SandboxPolicy:
     seccomp: bool = True
     cgroup: bool = True
     count_cpu: bool = False
+    warm: bool = False
 
 
 # -- the seccomp filter (libseccomp) -----------------------------------------------------
@@ -177,6 +184,17 @@ DENIED_SYSCALLS = (
     "arm_fadvise64_64",
     "readahead",
     "process_madvise",
+    # reads that say whether a page is cached without caching it, or without waiting:
+    # preadv2/pwritev2 with any flag (RWF_NOWAIT, RWF_DONTCACHE, ...; a program that
+    # wants plain vectored I/O has preadv/pwritev), and Linux AIO (RWF_NOWAIT in an iocb)
+    "preadv2",
+    "pwritev2",
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
     # what one bot sees of another's use of a file both can read: locks, notifications
     "flock",
     "inotify_init",
@@ -190,7 +208,6 @@ DENIED_SYSCALLS = (
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 #: ``madvise`` advice denied: MADV_COLD and MADV_PAGEOUT (which drop a file's pages)
 DENIED_MADVISE = (20, 21)
-_RWF_NOWAIT = 0x8  # preadv2's flag that reads only what is in the page cache
 SECCOMP_HINT = (
     "install pyseccomp (pip install 'bones[sandbox]') and libseccomp "
     "(apt-get install libseccomp2, dnf install libseccomp, pacman -S libseccomp)"
@@ -223,8 +240,7 @@ def seccomp_filter() -> bytes:
     no_new_privs) before the bot starts, built by libseccomp for this machine's
     architecture: :data:`DENIED_SYSCALLS`, ``clone`` with ``CLONE_NEWUSER``,
     ``socket`` of any family but ``AF_UNIX``, ``fcntl`` of :data:`DENIED_FCNTL`,
-    ``madvise`` of :data:`DENIED_MADVISE` and ``preadv2``/``pwritev2`` with
-    ``RWF_NOWAIT`` are EPERM, ``clone3`` is ENOSYS (its flags
+    ``madvise`` of :data:`DENIED_MADVISE` are EPERM, ``clone3`` is ENOSYS (its flags
     are out of a filter's reach; the C library then uses ``clone``), a call of another
     architecture (the x32 ABI on x86_64) kills the process, the rest is allowed.
     :class:`SandboxError` without pyseccomp or libseccomp."""
@@ -246,8 +262,6 @@ def seccomp_filter() -> bytes:
                 rules.add_rule(eperm, name, sc.Arg(1, sc.EQ, command))
     for advice in DENIED_MADVISE:
         rules.add_rule(eperm, "madvise", sc.Arg(2, sc.EQ, advice))
-    for name in ("preadv2", "pwritev2"):
-        rules.add_rule(eperm, name, sc.Arg(5, sc.MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)
@@ -339,6 +353,10 @@ def limits(policy: SandboxPolicy | None = None) -> str:
         text += "; no cgroup freezer: each bot started when its game comes (none ahead)"
     if policy.seccomp:
         text += "; seccomp filter (libseccomp)"
+    if _warming(policy):
+        text += "; shared files' page cache warmed before the games"
+    # what no option here closes: docs/contest.md, "Residual channels" (issue 43)
+    text += "; open: residency and timing of the shared files' page cache, CPU contention"
     return text
 
 
@@ -466,6 +484,16 @@ class Launch:
                 elif at is not None:
                     self.cgroup.thaw()
         return 0.0 if at is None else time.monotonic() - at
+
+    def unfreeze(self) -> None:
+        """Kill every process of the cgroup and thaw it, whether or not :meth:`hold`
+        froze it (a freeze nobody ended: its processes cannot die of SIGKILL until
+        thawed, and whoever waits for them would wait for ever)."""
+        with self._closing:
+            self._held = False
+            self._frozen_at = None
+            if self.cgroup is not None:
+                self.cgroup.kill(thaw=True)
 
     def started(self) -> None:
         """Close this process's copies of :attr:`fds` (the child has its own)."""
@@ -609,6 +637,11 @@ def _entry(text: str, path: str, home: str) -> str:
     ``home``, and, for a folder, no link inside that leads out of it (but into the
     system's folders, bound anyway).  :class:`SandboxError` saying which."""
     real = os.path.realpath(path)
+    if not os.path.exists(real):  # a link to nothing (yet): what it would lead to is unknown
+        raise SandboxError(
+            f"--sandbox: the bot's command names {text!r}, a link to {real}, which does "
+            "not exist; name the bot's own files"
+        )
     for place in _REFUSED:
         if _under(real, place) or real == "/":
             raise SandboxError(
@@ -616,6 +649,7 @@ def _entry(text: str, path: str, home: str) -> str:
                 "may see; name the bot's own files"
             )
     if not os.path.isdir(real):
+        _not_a_journal(text, real)
         return real
     if _under(home, real):
         raise SandboxError(
@@ -632,7 +666,39 @@ def _entry(text: str, path: str, home: str) -> str:
                         f"--sandbox: the bot's folder {real} holds the link {link} to "
                         f"{target}, outside it; copy what it needs into the folder"
                     )
+            elif name in files:  # a hard link or a copy of a journal is refused too
+                _not_a_journal(text, link)
     return real
+
+
+#: How a bones journal begins (its header line; docs/matches.md), plain or gzipped.
+_JOURNAL_HEAD = re.compile(rb'\s*\{\s*"type"\s*:\s*"match"')
+
+
+def _not_a_journal(text: str, path: str) -> None:
+    """:class:`SandboxError` if ``path`` (a file of the bot named ``text``) is a bones
+    journal: any match's, not only this one's, for its header holds that match's
+    secret and its records every deal.  The message never suggests making it readable."""
+    import gzip
+    import stat
+    import zlib
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe would block the read
+            return
+        with open(path, "rb") as f:
+            head = f.read(256)
+            if head[:2] == b"\x1f\x8b":  # gzip: the start of what it holds
+                f.seek(0)
+                with contextlib.suppress(OSError, EOFError, zlib.error):
+                    head = gzip.GzipFile(fileobj=f).read(256)
+    except OSError:
+        return  # not readable by the runner: not copied either (Launch says so)
+    if _JOURNAL_HEAD.match(head):
+        raise SandboxError(
+            f"--sandbox: the bot's command names {text!r}, which is or holds {path}, a "
+            "bones journal (a match's secret and deals); no bot may see a journal"
+        )
 
 
 def _resolve(
@@ -837,6 +903,46 @@ def wrap(
         spec += ",count_cpu=1" if policy.count_cpu else ""
         argv.insert(0, _CGROUP + spec)
     return [*argv, "--", *command]
+
+
+#: When :func:`warm_shared` last warmed each set of shared paths (a match start warms
+#: again only after this many seconds: the tests play many matches in one process).
+_WARMED: dict[tuple[str, ...], float] = {}
+WARM_AGAIN = 600.0
+
+
+def _warming(policy: SandboxPolicy) -> bool:
+    return policy.warm or os.environ.get("BONES_SANDBOX_WARM") == "1"
+
+
+def shared_paths(command: Sequence[str]) -> list[str]:
+    """The host paths a :func:`wrap` command binds read-only and shares with every other
+    bot (the system, the Python installation, the bones package; not the entry's own
+    copies)."""
+    out = []
+    for index, arg in enumerate(command[:-2]):
+        if arg == "--ro-bind" and not command[index + 1].startswith(_COPY):
+            out.append(command[index + 1])
+    return out
+
+
+def warm_shared(commands: Sequence[Sequence[str] | None], policy: SandboxPolicy | None) -> Any:
+    """Before a match: bring every page of the files the :func:`wrap` commands share into
+    the page cache (:func:`bones.protocol.residency.warm`), so that a bot's first read of
+    a rarely read page tells it nothing of what an earlier game or its partner read.
+    None when neither ``policy.warm`` nor ``BONES_SANDBOX_WARM=1`` asks for it, or when
+    done in this process within :data:`WARM_AGAIN` seconds; else its
+    :class:`~bones.protocol.residency.Warmth`."""
+    if policy is None or not _warming(policy):
+        return None
+    from .residency import warm
+
+    roots = tuple(sorted({p for c in commands if c for p in shared_paths(c)}))
+    if not roots or time.monotonic() - _WARMED.get(roots, -1e9) < WARM_AGAIN:
+        return None
+    done = warm(roots)
+    _WARMED[roots] = time.monotonic()
+    return done
 
 
 def separate(commands: Sequence[Sequence[str] | None], private: Sequence[str] = ()) -> None:

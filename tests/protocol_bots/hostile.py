@@ -400,6 +400,15 @@ def probe_calls():
     iov = (ctypes.c_void_p * 2)(c, 16)
     yield "preadv2_nowait", _call(libc, 327, fd, ctypes.addressof(iov), 1, 0, 0, 8)[1]
     yield "pwritev2_nowait", _call(libc, 328, fd, ctypes.addressof(iov), 1, 0, 0, 8)[1]
+    # RWF_DONTCACHE (0x80) reads a page without caching it; flags 0 the same call plainly
+    yield "preadv2_dontcache", _call(libc, 327, fd, ctypes.addressof(iov), 1, 0, 0, 0x80)[1]
+    yield "preadv2_plain", _call(libc, 327, fd, ctypes.addressof(iov), 1, 0, 0, 0)[1]
+    context = ctypes.c_ulong(0)
+    yield "io_setup", _call(libc, 206, 1, ctypes.addressof(context))[1]  # Linux AIO
+    if context.value:
+        _call(libc, 207, context.value)  # io_destroy
+    yield "io_submit", _call(libc, 209, 0, 0, 0)[1]  # EINVAL without the filter
+    yield "io_getevents", _call(libc, 208, 0, 0, 0, 0, 0)[1]
     yield "flock", _call(libc, 73, fd, 1 | 4)[1]  # LOCK_SH | LOCK_NB
     for name, command in (
         ("getlk", 5),
