@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .family import Family, FamilyError
 from .records import MAX_MESSAGE_BYTES
 from .registry import families, family, family_of, on_reset, part_of
+from .variant import Variant as VariantType
 
 if TYPE_CHECKING:
     from .records import Event, RoundResult
@@ -257,7 +258,7 @@ class Round(_Face):
         deal: Callable[..., Round] | None = _DEALS.get(variant)  # all a loop's deal pays
         if deal is None:
             deal = _part(variant, "deal", _DEALS)
-        if not isinstance(variant, str):  # a Variant: the cores take its registered name
+        if isinstance(variant, VariantType):  # the cores take a registered variant's name
             variant = variant.name
         if options:  # only then: a call with **{} takes CPython's slower path
             return deal(variant, players, seed, leader, lead_tile, scores, **options)
@@ -280,9 +281,10 @@ class Round(_Face):
         """A round of ``variant`` from an explicit deal (``hands``, one list of tiles per
         seat; ``stock`` top first), ``moves`` replayed; ``partial=True`` allows hands and
         a stock smaller than a full deal (worked examples)."""
-        if not isinstance(variant, str):
+        from_deal = part_of(variant, "from_deal")  # OptionError: not a registered variant
+        if isinstance(variant, VariantType):
             variant = variant.name
-        found: Round = part_of(variant, "from_deal")(
+        found: Round = from_deal(
             variant, hands, stock, leader, lead_tile, scores, moves, seed, partial, **options
         )
         return found

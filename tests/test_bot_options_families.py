@@ -184,7 +184,7 @@ def refused(bot: str, option: str, family: str) -> bool:
 
 
 def assert_refused(spec: str, option: str, variant: str) -> None:
-    words = FAMILY_NAMES[_family(variant)]
+    words = FAMILY_NAMES[_family(variant).name]
     if variant == "chicken-foot" and option in NOT_IN_CHICKEN_FOOT:
         words = "does not apply to Chicken Foot"
     name = spec.partition(":")[0]
@@ -253,7 +253,7 @@ def test_a_gate_needs_a_policy_with_a_move_of_its_own(family, policy):
     spec = f"pimc:policy={policy},gate=1"
     with pytest.raises(bones.OptionError, match="option 'gate' does not apply to policy") as info:
         check_spec(spec, variant)
-    assert FAMILY_NAMES[_family(variant)] in str(info.value)
+    assert FAMILY_NAMES[_family(variant).name] in str(info.value)
     obs, legal = positions(variant)[0]
     with pytest.raises(bones.OptionError, match="gate"):
         make_bot(spec).choose(obs, legal)

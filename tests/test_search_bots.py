@@ -409,21 +409,27 @@ def test_pimc_inference_survives_unlikely_records() -> None:
     assert decided >= 10 and firsts <= 0.75 * decided
 
 
-def test_is_train_imports_the_train_observation_once(monkeypatch):
-    """The bots ask at every decision whether the game is a train game: the class is
-    looked up at the first question only, later ones import nothing."""
+def test_a_bots_family_is_found_once_per_observation_class(monkeypatch):
+    """The bots ask at every decision which family the observation is of: the registry
+    answers by its class (a served bot's process may not know the variant), found at the
+    first question only; later ones import nothing."""
     import builtins
 
-    from bones.core.observation import TrainObservation
     from bones.plugins import search_bots
 
-    search_bots._is_train(object())
+    train = bones.Round.deal("mexican-train", players=3, seed=1).observation(0)
+    line = bones.Round.deal("straight", players=2, seed=1).observation(0)
+    assert (search_bots._family(train).name, search_bots._family(line).name) == (
+        "trains",
+        "line",
+    )
 
     def no_import(*args, **kwargs):
         raise AssertionError(f"imported {args[0]} again")
 
     monkeypatch.setattr(builtins, "__import__", no_import)
-    answers = (search_bots._is_train(object()), search_bots._is_train(Observation))
+    answers = (search_bots._family(train).name, search_bots._family(line).name)
     monkeypatch.undo()
-    assert answers == (False, False)
-    assert search_bots._train_observation is TrainObservation
+    assert answers == ("trains", "line")
+    with pytest.raises(bones.family.FamilyError, match="no registered game family"):
+        search_bots._family(object())
