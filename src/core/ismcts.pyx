@@ -19,10 +19,10 @@ from bones.core.policy cimport Weights
 from bones.core.rng cimport rng_below, rng_next, rng_seed
 from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.search cimport (
-    MAX_CHOICES, play_out, position_size, run_threads, sampler_for, share,
-    line_weights, start_search, thread_rng, utility,
+    MAX_CHOICES, play_out, position_size, sampler_for, line_weights, start_search, utility,
 )
 from bones.core.state cimport MAX_MOVES, PLAYING, State, play
+from bones.core.threads cimport run_threads, share, thread_rng
 
 
 cdef double reward(const State* s, int side) noexcept nogil:

@@ -22,21 +22,10 @@ cdef inline size_t position_size(const State* s) noexcept nogil:
     return header_size(s)
 
 
-cdef inline uint64_t thread_rng(uint64_t rng, int t) noexcept nogil:
-    """The generator of thread t of a decision on several threads whose own is rng."""
-    return rng_seed(rng ^ (0x9E3779B97F4A7C15ULL * <uint64_t>(t + 1)))
-
-
-cdef inline int share(int total, int parts, int t) noexcept nogil:
-    """Thread t's part of total shared out between parts threads (the first get the rest)."""
-    return total // parts + (1 if t < total % parts else 0)
-
-
 cdef double utility(const State* s, int side) noexcept nogil
 cdef void play_out(State* s, int policy, const Weights* w, uint64_t* rng) noexcept nogil
 cdef int load_moves(observation, legal_moves, uint32_t* codes) except -1
 cdef DealSampler sampler_for(observation, const uint32_t* codes, int n, uint64_t rng)
 cdef DealSampler start_search(observation, legal_moves, str policy, weights, Weights* w,
                               uint32_t* codes, int* n, int* pol, uint64_t rng)
-cdef run_threads(first, list others)
 cdef tuple line_weights(weights, str policy, double infer, double gate)

@@ -10,7 +10,6 @@ stops at a budget of samples or of time.  This is also the worked example of a b
 uses the core through ``cimport``.
 """
 
-import threading
 
 from bones.core.belief import MAX_BETA
 from bones.core.policy import FIELDS
@@ -30,6 +29,7 @@ from bones.core.sampler cimport Deals, DealSampler, sample_state
 from bones.core.state cimport (
     MAX_MOVES, PLAYING, Outcome, State, find_move, outcome, play, undo,
 )
+from bones.core.threads cimport run_threads, share, thread_rng
 from bones.core.tiles cimport popcount
 
 POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "expert": POLICY_EXPERT}
@@ -312,19 +312,6 @@ cdef class _PimcThread:
                 self.infer, self.seat, &self.shift, self.ref, self.sq, self.mass,
             )
         return 0
-
-
-cdef run_threads(first, list others):
-    """Call ``first()`` on this thread while each of ``others`` runs on a thread of its
-    own; returns when all have finished."""
-    helpers = [threading.Thread(target=f) for f in others]
-    for helper in helpers:
-        helper.start()
-    try:
-        first()
-    finally:
-        for helper in helpers:
-            helper.join()
 
 
 #: pimc's ``exact`` when none is given: alpha-beta from 8 tiles in the hands

@@ -15,7 +15,7 @@ from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from bones.core.rng cimport rng_next, rng_seed
-from bones.core.trainsearch cimport run_threads, share, thread_rng
+from bones.core.threads cimport run_threads, share, thread_rng
 from bones.core.trainpolicy cimport tp_playout
 from bones.core.trainsample cimport TrainSampler
 from bones.core.trainstate cimport (

@@ -14,7 +14,6 @@ the means are weighted, each sample by how likely it makes the other seats' plac
 number.
 """
 
-import threading
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, sqrt
@@ -22,6 +21,7 @@ from libc.stdint cimport uint64_t
 from bones.core.bitops cimport thread_ms
 
 from bones.core.rng cimport rng_next, rng_seed
+from bones.core.threads cimport run_threads, share, thread_rng
 from bones.core.trainplan cimport PLAN_BUDGET
 from bones.core.trainpolicy cimport TP_RANDOM, tp_playout, tp_seat_pick
 from bones.core.trainsample cimport TrainSampler
@@ -197,19 +197,6 @@ cdef class _TrainPimcThread:
                                self.ref, self.quota, start, self.time_ms, self.policy,
                                self.infer, &self.shift, &self.rng)
         return 0
-
-
-cdef run_threads(first, list others):
-    """Call ``first()`` on this thread while each of ``others`` runs on a thread of its
-    own; returns when all have finished."""
-    helpers = [threading.Thread(target=f) for f in others]
-    for helper in helpers:
-        helper.start()
-    try:
-        first()
-    finally:
-        for helper in helpers:
-            helper.join()
 
 
 cdef tuple run(observation, legal_moves, int samples, double time_ms, int policy,
